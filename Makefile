@@ -1,0 +1,23 @@
+# compressx: PGXS build.  `make && make install`; tests: test/run_tests.sh
+MODULE_big = compressx
+OBJS = \
+	src/codec.o \
+	src/compressx.o \
+	src/frame.o \
+	src/inspect.o \
+	src/recompress.o
+
+EXTENSION = compressx
+DATA = sql/compressx--0.1.0.sql
+PGFILEDESC = "compressx - per-column compression for PostgreSQL"
+
+SHLIB_LINK = -llz4 -lzstd
+PG_CPPFLAGS = -I$(srcdir)/src
+
+# pg_regress files live in sql/ and expected/ (see test/run_tests.sh)
+REGRESS = codecs frame column_stats recompress
+REGRESS_OPTS = --load-extension=compressx
+
+PG_CONFIG ?= pg_config
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)

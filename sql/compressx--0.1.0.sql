@@ -1,0 +1,199 @@
+/* compressx 0.1.0: install script (frozen once released) */
+
+\echo Use "CREATE EXTENSION compressx" to load this file. \quit
+
+GRANT USAGE ON SCHEMA compressx TO PUBLIC;
+
+-- Codecs -------------------------------------------------------------------
+
+CREATE FUNCTION compressx.codecs(
+    OUT name text, OUT id integer, OUT min_level integer,
+    OUT max_level integer, OUT default_level integer,
+    OUT library_version text)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'compressx_codecs'
+LANGUAGE C STRICT STABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION compressx.codecs() IS
+'one row per built-in codec: name, persisted id, level range and default, library version';
+
+-- Not strict: the codec and level are checked even for a NULL datum.
+CREATE FUNCTION compressx.compress(data bytea, codec text, level integer DEFAULT NULL)
+RETURNS bytea
+AS 'MODULE_PATHNAME', 'compressx_compress'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION compressx.compress(bytea, text, integer) IS
+'compress data into a self-describing compressx frame';
+
+CREATE FUNCTION compressx.decompress(data bytea)
+RETURNS bytea
+AS 'MODULE_PATHNAME', 'compressx_decompress'
+LANGUAGE C STRICT IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION compressx.decompress(bytea) IS
+'decode a frame made by compressx.compress(); corrupt input raises SQLSTATE XX001';
+
+-- Inspection ---------------------------------------------------------------
+
+CREATE FUNCTION compressx.stored_summary(rel regclass, sample_rows integer)
+RETURNS TABLE (column_name name, method text, "values" bigint,
+               external_values bigint, raw_bytes bigint, stored_bytes bigint)
+AS 'MODULE_PATHNAME', 'compressx_stored_summary'
+LANGUAGE C VOLATILE;
+
+COMMENT ON FUNCTION compressx.stored_summary(regclass, integer) IS
+'per varlena column and stored method: values, out-of-line values, raw and stored bytes, read from stored forms without decoding';
+
+CREATE FUNCTION compressx.ratio_sample_rows()
+RETURNS integer
+AS 'MODULE_PATHNAME', 'compressx_ratio_sample_rows'
+LANGUAGE C STABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION compressx.ratio_sample_rows() IS
+'current value of compressx.ratio_sample_rows';
+
+CREATE FUNCTION compressx.column_stats(rel regclass, sample_rows integer DEFAULT NULL)
+RETURNS TABLE (column_name name, "values" bigint, raw_bytes bigint,
+               stored_bytes bigint, ratio numeric, methods jsonb,
+               external_values bigint)
+LANGUAGE sql VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT s.column_name,
+           pg_catalog.sum(s."values")::bigint,
+           pg_catalog.sum(s.raw_bytes)::bigint,
+           pg_catalog.sum(s.stored_bytes)::bigint,
+           CASE WHEN pg_catalog.sum(s.stored_bytes) > 0
+                THEN pg_catalog.round(pg_catalog.sum(s.raw_bytes)::numeric
+                                      / pg_catalog.sum(s.stored_bytes), 2)
+           END,
+           COALESCE(pg_catalog.jsonb_object_agg(s.method, s."values")
+                        FILTER (WHERE s.method IS NOT NULL),
+                    '{}'::jsonb),
+           pg_catalog.sum(s.external_values)::bigint
+    FROM compressx.stored_summary(rel, sample_rows) WITH ORDINALITY AS s
+    GROUP BY s.column_name
+    ORDER BY pg_catalog.min(s.ordinality)
+$$;
+
+COMMENT ON FUNCTION compressx.column_stats(regclass, integer) IS
+'per varlena column: values, raw and stored bytes, ratio, method mix, out-of-line count; exact when sample_rows is NULL';
+
+CREATE VIEW compressx.column_ratios AS
+SELECT n.nspname AS schema_name,
+       c.relname AS table_name,
+       s.column_name,
+       am.amname AS access_method,
+       CASE a.attcompression
+            WHEN 'p' THEN 'pglz'
+            WHEN 'l' THEN 'lz4'
+            ELSE 'default (' || pg_catalog.current_setting('default_toast_compression') || ')'
+       END AS configured_compression,
+       s."values" AS values_sampled,
+       s.methods,
+       s.external_values,
+       s.raw_bytes,
+       s.stored_bytes,
+       s.ratio
+FROM pg_catalog.pg_class c
+JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+JOIN pg_catalog.pg_am am ON am.oid = c.relam
+CROSS JOIN LATERAL compressx.column_stats(c.oid, compressx.ratio_sample_rows()) s
+JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attname = s.column_name
+WHERE c.relkind IN ('r', 'm')
+  AND am.amname = 'heap'
+  AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')
+  AND (c.relpersistence <> 't' OR c.relnamespace = pg_catalog.pg_my_temp_schema())
+  AND pg_catalog.has_table_privilege(c.oid, 'SELECT');
+
+GRANT SELECT ON compressx.column_ratios TO PUBLIC;
+
+COMMENT ON VIEW compressx.column_ratios IS
+'per varlena column of every table you may read: method mix, raw and stored bytes, ratio (sampled: compressx.ratio_sample_rows)';
+
+CREATE VIEW compressx.table_ratios AS
+SELECT n.nspname AS schema_name,
+       c.relname AS table_name,
+       am.amname AS access_method,
+       pg_catalog.pg_relation_size(c.oid) AS heap_bytes,
+       COALESCE(pg_catalog.pg_total_relation_size(NULLIF(c.reltoastrelid, 0)), 0) AS toast_bytes,
+       pg_catalog.pg_indexes_size(c.oid) AS index_bytes,
+       pg_catalog.pg_total_relation_size(c.oid) AS total_bytes,
+       s.values_sampled,
+       s.raw_bytes,
+       s.stored_bytes,
+       CASE WHEN s.stored_bytes > 0
+            THEN pg_catalog.round(s.raw_bytes::numeric / s.stored_bytes, 2)
+       END AS ratio
+FROM pg_catalog.pg_class c
+JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+JOIN pg_catalog.pg_am am ON am.oid = c.relam
+CROSS JOIN LATERAL (
+    SELECT pg_catalog.sum(cs."values")::bigint AS values_sampled,
+           pg_catalog.sum(cs.raw_bytes)::bigint AS raw_bytes,
+           pg_catalog.sum(cs.stored_bytes)::bigint AS stored_bytes
+    FROM compressx.column_stats(c.oid, compressx.ratio_sample_rows()) cs
+) s
+WHERE c.relkind IN ('r', 'm')
+  AND am.amname = 'heap'
+  AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')
+  AND (c.relpersistence <> 't' OR c.relnamespace = pg_catalog.pg_my_temp_schema())
+  AND pg_catalog.has_table_privilege(c.oid, 'SELECT');
+
+GRANT SELECT ON compressx.table_ratios TO PUBLIC;
+
+COMMENT ON VIEW compressx.table_ratios IS
+'per table you may read: heap, TOAST and index sizes, sampled raw and stored bytes of varlena values, ratio';
+
+-- Recompression ------------------------------------------------------------
+
+CREATE FUNCTION compressx.recompress_table(
+    rel regclass, codec text DEFAULT NULL, level integer DEFAULT NULL,
+    columns name[] DEFAULT NULL)
+RETURNS TABLE (column_name name, values_rewritten bigint,
+               bytes_before bigint, bytes_after bigint)
+AS 'MODULE_PATHNAME', 'compressx_recompress_table'
+LANGUAGE C VOLATILE;
+
+COMMENT ON FUNCTION compressx.recompress_table(regclass, text, integer, name[]) IS
+'rewrite existing values of a table with a codec; takes ACCESS EXCLUSIVE lock; owner only';
+
+-- The one entry point reachable with the default search_path.
+CREATE FUNCTION public.recompress_table(
+    rel regclass, codec text DEFAULT NULL, level integer DEFAULT NULL,
+    columns name[] DEFAULT NULL)
+RETURNS TABLE (column_name name, values_rewritten bigint,
+               bytes_before bigint, bytes_after bigint)
+AS 'MODULE_PATHNAME', 'compressx_recompress_table'
+LANGUAGE C VOLATILE;
+
+COMMENT ON FUNCTION public.recompress_table(regclass, text, integer, name[]) IS
+'same as compressx.recompress_table()';
+
+CREATE VIEW compressx.recompress_progress AS
+SELECT p.pid,
+       d.datname,
+       p.relid,
+       p.relid::pg_catalog.regclass AS relation,
+       CASE p.param2
+            WHEN 0 THEN 'checking values'
+            WHEN 1 THEN 'rewriting'
+            WHEN 5 THEN 'swapping relation files'
+            WHEN 6 THEN 'rebuilding indexes'
+            WHEN 7 THEN 'final cleanup'
+       END AS phase,
+       p.param19 AS partition_number,
+       p.param6 AS heap_blks_total,
+       p.param7 AS heap_blks_scanned,
+       p.param5 AS tuples_written,
+       p.param18 AS values_rewritten,
+       p.param8 AS indexes_rebuilt
+FROM pg_catalog.pg_stat_get_progress_info('CLUSTER') p
+LEFT JOIN pg_catalog.pg_database d ON d.oid = p.datid
+WHERE p.param20 = 1129861699;
+
+GRANT SELECT ON compressx.recompress_progress TO PUBLIC;
+
+COMMENT ON VIEW compressx.recompress_progress IS
+'one row per running recompress_table(): phase, blocks and tuples copied, values rewritten';

@@ -1,0 +1,261 @@
+/*-------------------------------------------------------------------------
+ *
+ * codec.c
+ *	  The codec table and the compress/decompress primitives of compressx.
+ *
+ * pglz uses core's implementation; lz4 is decoded with the bounds-checked
+ * LZ4_decompress_safe only; zstd compression and decompression contexts are
+ * created once per backend and reused (creating one per call made small
+ * values several times slower to decode).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <lz4.h>
+#include <lz4hc.h>
+#define ZSTD_STATIC_LINKING_ONLY	/* for ZSTD_decompressBound */
+#include <zstd.h>
+
+#include "common/pg_lzcompress.h"
+#include "lib/stringinfo.h"
+
+#include "codec.h"
+
+/* Indexed by CxCodecId. */
+static const CxCodec cx_codecs[CX_CODEC_COUNT] = {
+	{CX_CODEC_NONE, "none", false, 0, 0, 0},
+	{CX_CODEC_PGLZ, "pglz", false, 0, 0, 0},
+	/* lz4: level 1 is the fast compressor, 2..12 the high-compression one */
+	{CX_CODEC_LZ4, "lz4", true, 1, LZ4HC_CLEVEL_MAX, 1},
+	/* zstd: negative levels are the "fast" ones */
+	{CX_CODEC_ZSTD, "zstd", true, -7, 22, 3},
+};
+
+static ZSTD_CCtx *zstd_cctx = NULL;
+static ZSTD_DCtx *zstd_dctx = NULL;
+
+const CxCodec *
+cx_codec_by_id(int id)
+{
+	if (id < 0 || id >= CX_CODEC_COUNT)
+		return NULL;
+	return &cx_codecs[id];
+}
+
+/*
+ * Comma-separated list of codec names, for error messages.  palloc'd.
+ */
+char *
+cx_codec_names_list(void)
+{
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	for (int i = 0; i < CX_CODEC_COUNT; i++)
+		appendStringInfo(&buf, "%s%s", i > 0 ? ", " : "", cx_codecs[i].name);
+	return buf.data;
+}
+
+const CxCodec *
+cx_codec_by_name_or_error(const char *name)
+{
+	for (int i = 0; i < CX_CODEC_COUNT; i++)
+	{
+		if (pg_strcasecmp(name, cx_codecs[i].name) == 0)
+			return &cx_codecs[i];
+	}
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("unknown compression codec \"%s\"", name),
+			 errhint("Valid codecs are: %s.", cx_codec_names_list())));
+	return NULL;				/* keep compiler quiet */
+}
+
+/*
+ * Return the level to use: the default when level_isnull, else the given
+ * level after checking its range.
+ */
+int
+cx_codec_resolve_level(const CxCodec *codec, bool level_isnull, int level)
+{
+	if (level_isnull)
+		return codec->default_level;
+	if (!codec->has_levels)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("codec \"%s\" does not take a level", codec->name),
+				 errhint("Pass NULL as the level, or choose lz4 or zstd.")));
+	if (level < codec->min_level || level > codec->max_level)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("level %d is out of range for codec \"%s\"",
+						level, codec->name),
+				 errhint("Valid levels for %s are %d to %d.",
+						 codec->name, codec->min_level, codec->max_level)));
+	return level;
+}
+
+const char *
+cx_codec_library_version(const CxCodec *codec)
+{
+	switch (codec->id)
+	{
+		case CX_CODEC_NONE:
+			return NULL;
+		case CX_CODEC_PGLZ:
+			return PG_VERSION;
+		case CX_CODEC_LZ4:
+			return LZ4_versionString();
+		case CX_CODEC_ZSTD:
+			return ZSTD_versionString();
+	}
+	return NULL;
+}
+
+int32
+cx_codec_bound(const CxCodec *codec, int32 srclen)
+{
+	switch (codec->id)
+	{
+		case CX_CODEC_NONE:
+			return srclen;
+		case CX_CODEC_PGLZ:
+			return PGLZ_MAX_OUTPUT(srclen);
+		case CX_CODEC_LZ4:
+			return LZ4_compressBound(srclen);
+		case CX_CODEC_ZSTD:
+			return (int32) ZSTD_compressBound(srclen);
+	}
+	elog(ERROR, "invalid compressx codec id %d", (int) codec->id);
+	return 0;
+}
+
+static void
+zstd_ensure_contexts(void)
+{
+	if (zstd_cctx == NULL)
+	{
+		zstd_cctx = ZSTD_createCCtx();
+		if (zstd_cctx == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_OUT_OF_MEMORY),
+					 errmsg("out of memory"),
+					 errdetail("Could not create a zstd compression context.")));
+	}
+	if (zstd_dctx == NULL)
+	{
+		zstd_dctx = ZSTD_createDCtx();
+		if (zstd_dctx == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_OUT_OF_MEMORY),
+					 errmsg("out of memory"),
+					 errdetail("Could not create a zstd decompression context.")));
+	}
+}
+
+int32
+cx_codec_compress(const CxCodec *codec, int level,
+				  const char *src, int32 srclen, char *dst, int32 dstcap)
+{
+	switch (codec->id)
+	{
+		case CX_CODEC_NONE:
+			Assert(dstcap >= srclen);
+			memcpy(dst, src, srclen);
+			return srclen;
+
+		case CX_CODEC_PGLZ:
+			return pglz_compress(src, srclen, dst, PGLZ_strategy_always);
+
+		case CX_CODEC_LZ4:
+			{
+				int			n;
+
+				if (level <= 1)
+					n = LZ4_compress_default(src, dst, srclen, dstcap);
+				else
+					n = LZ4_compress_HC(src, dst, srclen, dstcap, level);
+				if (n <= 0)
+					elog(ERROR, "lz4 compression failed");
+				return n;
+			}
+
+		case CX_CODEC_ZSTD:
+			{
+				size_t		n;
+
+				zstd_ensure_contexts();
+				n = ZSTD_compressCCtx(zstd_cctx, dst, dstcap, src, srclen, level);
+				if (ZSTD_isError(n))
+					elog(ERROR, "zstd compression failed: %s",
+						 ZSTD_getErrorName(n));
+				return (int32) n;
+			}
+	}
+	elog(ERROR, "invalid compressx codec id %d", (int) codec->id);
+	return -1;
+}
+
+bool
+cx_codec_plausible_rawlen(const CxCodec *codec, const char *src, int32 srclen,
+						  int32 rawlen)
+{
+	if (rawlen < 0 || srclen < 0)
+		return false;
+	switch (codec->id)
+	{
+		case CX_CODEC_NONE:
+			return rawlen == srclen;
+		case CX_CODEC_PGLZ:
+			/* a 3-byte match tag expands to at most 273 bytes */
+			return (int64) rawlen <= (int64) srclen * 91 + 8;
+		case CX_CODEC_LZ4:
+			/* every extra length byte adds at most 255 bytes */
+			return (int64) rawlen <= (int64) srclen * 255 + 16;
+		case CX_CODEC_ZSTD:
+			{
+				unsigned long long content = ZSTD_getFrameContentSize(src, srclen);
+				unsigned long long bound;
+
+				if (content == ZSTD_CONTENTSIZE_ERROR ||
+					content == ZSTD_CONTENTSIZE_UNKNOWN ||
+					content != (unsigned long long) rawlen)
+					return false;
+				bound = ZSTD_decompressBound(src, srclen);
+				return bound != ZSTD_CONTENTSIZE_ERROR &&
+					bound >= (unsigned long long) rawlen;
+			}
+	}
+	return false;
+}
+
+bool
+cx_codec_decompress(const CxCodec *codec, const char *src, int32 srclen,
+					char *dst, int32 rawlen)
+{
+	switch (codec->id)
+	{
+		case CX_CODEC_NONE:
+			if (srclen != rawlen)
+				return false;
+			memcpy(dst, src, rawlen);
+			return true;
+
+		case CX_CODEC_PGLZ:
+			return pglz_decompress(src, srclen, dst, rawlen, true) == rawlen;
+
+		case CX_CODEC_LZ4:
+			return LZ4_decompress_safe(src, dst, srclen, rawlen) == rawlen;
+
+		case CX_CODEC_ZSTD:
+			{
+				size_t		n;
+
+				zstd_ensure_contexts();
+				n = ZSTD_decompressDCtx(zstd_dctx, dst, rawlen, src, srclen);
+				return !ZSTD_isError(n) && n == (size_t) rawlen;
+			}
+	}
+	return false;
+}

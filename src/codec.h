@@ -1,0 +1,75 @@
+/*-------------------------------------------------------------------------
+ *
+ * codec.h
+ *	  compressx codec layer: one table of codecs, compress and decompress.
+ *
+ * Codec ids are written to disk (frames of compressx.compress(), and later
+ * the access method's stored format).  Never reuse or renumber them.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef COMPRESSX_CODEC_H
+#define COMPRESSX_CODEC_H
+
+/* Persisted codec ids: explicit values, never renumbered. */
+typedef enum CxCodecId
+{
+	CX_CODEC_NONE = 0,
+	CX_CODEC_PGLZ = 1,
+	CX_CODEC_LZ4 = 2,
+	CX_CODEC_ZSTD = 3
+} CxCodecId;
+
+#define CX_CODEC_COUNT 4
+
+typedef struct CxCodec
+{
+	CxCodecId	id;
+	const char *name;
+	bool		has_levels;		/* false: level must be NULL */
+	int			min_level;
+	int			max_level;
+	int			default_level;
+} CxCodec;
+
+/* Lookups; the _or_error variants raise user-facing errors. */
+extern const CxCodec *cx_codec_by_id(int id);
+extern const CxCodec *cx_codec_by_name_or_error(const char *name);
+extern int	cx_codec_resolve_level(const CxCodec *codec, bool level_isnull,
+								   int level);
+extern const char *cx_codec_library_version(const CxCodec *codec);
+extern char *cx_codec_names_list(void);
+
+/*
+ * Upper bound of the compressed size of srclen bytes, for sizing buffers.
+ */
+extern int32 cx_codec_bound(const CxCodec *codec, int32 srclen);
+
+/*
+ * Compress src into dst (capacity dstcap, at least cx_codec_bound()).
+ * Returns the compressed length, or -1 when the codec declines (pglz on
+ * incompressible input).  Errors only on library failure.
+ */
+extern int32 cx_codec_compress(const CxCodec *codec, int level,
+							   const char *src, int32 srclen,
+							   char *dst, int32 dstcap);
+
+/*
+ * Decompress exactly rawlen bytes from src into dst.  Returns false if the
+ * input is malformed, truncated or does not decode to exactly rawlen bytes;
+ * never reads or writes out of bounds.  Callers report the corruption with
+ * their own context.
+ */
+extern bool cx_codec_decompress(const CxCodec *codec,
+								const char *src, int32 srclen,
+								char *dst, int32 rawlen);
+
+/*
+ * Whether rawlen is a plausible decoded size for srclen bytes of this codec
+ * (maximum expansion ratio of the format).  Checked before allocating.
+ */
+extern bool cx_codec_plausible_rawlen(const CxCodec *codec,
+									  const char *src, int32 srclen,
+									  int32 rawlen);
+
+#endif							/* COMPRESSX_CODEC_H */

@@ -1,0 +1,408 @@
+/*-------------------------------------------------------------------------
+ *
+ * inspect.c
+ *	  Inspection of stored values, and compressx.stored_summary().
+ *
+ * Reads each varlena value as it lies in the heap tuple: inline or out of
+ * line, compression method, raw and stored size.  Nothing is decompressed
+ * and no TOAST data is read: the external pointer carries all of it.
+ * stored_bytes matches pg_column_size() and the method matches
+ * pg_column_compression() on heap tables.
+ *
+ * Locking: AccessShareLock on the relation (and on every partition of a
+ * partitioned table) for the duration of the scan.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "access/detoast.h"
+#include "access/heapam.h"
+#include "access/relation.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "access/toast_compression.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_inherits.h"
+#include "common/pg_prng.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "storage/bufmgr.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/sampling.h"
+#include "utils/snapmgr.h"
+
+#include "compat.h"
+#include "inspect.h"
+
+PG_FUNCTION_INFO_V1(compressx_stored_summary);
+
+static const char *const stored_method_names[CX_STORED_METHOD_COUNT] = {
+	"none", "pglz", "lz4", "other"
+};
+
+const char *
+cx_stored_method_name(CxStoredMethod method)
+{
+	return stored_method_names[method];
+}
+
+static CxStoredMethod
+method_from_core_id(ToastCompressionId id)
+{
+	switch (id)
+	{
+		case TOAST_PGLZ_COMPRESSION_ID:
+			return CX_STORED_PGLZ;
+		case TOAST_LZ4_COMPRESSION_ID:
+			return CX_STORED_LZ4;
+		default:
+			return CX_STORED_OTHER;
+	}
+}
+
+void
+cx_inspect_datum(Datum value, CxStoredValue *out)
+{
+	struct varlena *attr = (struct varlena *) DatumGetPointer(value);
+
+	out->external = false;
+	out->method = CX_STORED_NONE;
+
+	if (VARATT_IS_EXTERNAL_ONDISK(attr))
+	{
+		struct varatt_external toast_pointer;
+
+		VARATT_EXTERNAL_GET_POINTER(toast_pointer, attr);
+		out->external = true;
+		out->stored_bytes = VARATT_EXTERNAL_GET_EXTSIZE(toast_pointer);
+		out->raw_bytes = toast_pointer.va_rawsize - VARHDRSZ;
+		if (VARATT_EXTERNAL_IS_COMPRESSED(toast_pointer))
+			out->method =
+				method_from_core_id(VARATT_EXTERNAL_GET_COMPRESS_METHOD(toast_pointer));
+	}
+	else if (VARATT_IS_EXTERNAL(attr))
+	{
+		/* indirect or expanded: never stored in a table */
+		elog(ERROR, "unexpected in-memory varlena in a stored tuple");
+	}
+	else if (VARATT_IS_SHORT(attr))
+	{
+		out->stored_bytes = VARSIZE_SHORT(attr);
+		out->raw_bytes = VARSIZE_SHORT(attr) - VARHDRSZ_SHORT;
+	}
+	else if (VARATT_IS_COMPRESSED(attr))
+	{
+		out->stored_bytes = VARSIZE(attr);
+		out->raw_bytes = VARDATA_COMPRESSED_GET_EXTSIZE(attr);
+		out->method = method_from_core_id(VARDATA_COMPRESSED_GET_COMPRESS_METHOD(attr));
+	}
+	else
+	{
+		out->stored_bytes = VARSIZE(attr);
+		out->raw_bytes = VARSIZE(attr) - VARHDRSZ;
+	}
+}
+
+void
+cx_check_table_relkind(Relation rel)
+{
+	char		relkind = rel->rd_rel->relkind;
+
+	if (relkind != RELKIND_RELATION && relkind != RELKIND_MATVIEW &&
+		relkind != RELKIND_PARTITIONED_TABLE)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not a table or materialized view",
+						RelationGetRelationName(rel))));
+	if (RELKIND_HAS_STORAGE(relkind) && rel->rd_tableam != GetHeapamTableAmRoutine())
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("table \"%s\" uses an access method compressx cannot read",
+						RelationGetRelationName(rel)),
+				 errdetail("compressx reads heap tables only.")));
+}
+
+/*
+ * Number of blocks to read for about sample_rows tuples, from the planner's
+ * statistics, or from the first block's line pointer count when the table
+ * has never been analyzed.
+ */
+static BlockNumber
+sample_block_count(Relation rel, BlockNumber nblocks, int64 sample_rows,
+				   BufferAccessStrategy strategy)
+{
+	double		density;
+	double		want;
+
+	if (rel->rd_rel->relpages > 0 && rel->rd_rel->reltuples > 0)
+		density = rel->rd_rel->reltuples / rel->rd_rel->relpages;
+	else
+	{
+		Buffer		buf = ReadBufferExtended(rel, MAIN_FORKNUM, 0, RBM_NORMAL,
+											 strategy);
+
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		density = PageGetMaxOffsetNumber(BufferGetPage(buf));
+		UnlockReleaseBuffer(buf);
+	}
+	density = Max(density, 1.0);
+	want = ceil((double) sample_rows / density);
+	return (BlockNumber) Min(Max(want, 1.0), (double) nblocks);
+}
+
+void
+cx_visit_tuples(Relation rel, Snapshot snapshot, int64 sample_rows,
+				CxTupleVisitor visitor, void *arg)
+{
+	BufferAccessStrategy strategy = GetAccessStrategy(BAS_BULKREAD);
+	BlockNumber nblocks = RelationGetNumberOfBlocks(rel);
+	BlockSamplerData bs;
+	bool		sampled = sample_rows >= 0 && nblocks > 0;
+	BlockNumber blkno = 0;
+
+	if (sampled)
+	{
+		BlockNumber target = sample_block_count(rel, nblocks, sample_rows, strategy);
+
+		BlockSampler_Init(&bs, nblocks, target,
+						  pg_prng_uint32(&pg_global_prng_state));
+	}
+
+	for (;;)
+	{
+		Buffer		buf;
+		Page		page;
+		OffsetNumber maxoff;
+
+		if (sampled)
+		{
+			if (!BlockSampler_HasMore(&bs))
+				break;
+			blkno = BlockSampler_Next(&bs);
+		}
+		else if (blkno >= nblocks)
+			break;
+
+		CHECK_FOR_INTERRUPTS();
+
+		buf = ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_NORMAL, strategy);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buf);
+		maxoff = PageIsNew(page) ? InvalidOffsetNumber : PageGetMaxOffsetNumber(page);
+
+		for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
+		{
+			ItemId		itemid = PageGetItemId(page, off);
+			HeapTupleData tuple;
+
+			if (!ItemIdIsNormal(itemid))
+				continue;
+			tuple.t_data = (HeapTupleHeader) PageGetItem(page, itemid);
+			tuple.t_len = ItemIdGetLength(itemid);
+			tuple.t_tableOid = RelationGetRelid(rel);
+			ItemPointerSet(&tuple.t_self, blkno, off);
+
+			if (HeapTupleSatisfiesVisibility(&tuple, snapshot, buf))
+				visitor(&tuple, arg);
+		}
+		UnlockReleaseBuffer(buf);
+
+		if (!sampled)
+			blkno++;
+	}
+	FreeAccessStrategy(strategy);
+}
+
+/* Accumulated figures of one column, per stored method. */
+typedef struct ColumnAcc
+{
+	char	   *name;
+	int64		values[CX_STORED_METHOD_COUNT];
+	int64		external[CX_STORED_METHOD_COUNT];
+	int64		raw[CX_STORED_METHOD_COUNT];
+	int64		stored[CX_STORED_METHOD_COUNT];
+} ColumnAcc;
+
+typedef struct SummaryState
+{
+	TupleDesc	tupdesc;		/* of the leaf being scanned */
+	ColumnAcc **byattno;		/* attno-1 -> accumulator, NULL if skipped */
+	Datum	   *values;
+	bool	   *isnull;
+	int			last_varlena;	/* deform up to this attribute */
+} SummaryState;
+
+static void
+summary_visitor(HeapTuple tuple, void *arg)
+{
+	SummaryState *st = (SummaryState *) arg;
+	int			natts = st->last_varlena;
+
+	heap_deform_tuple(tuple, st->tupdesc, st->values, st->isnull);
+	for (int i = 0; i < natts; i++)
+	{
+		ColumnAcc  *acc = st->byattno[i];
+		CxStoredValue sv;
+
+		if (acc == NULL || st->isnull[i])
+			continue;
+		cx_inspect_datum(st->values[i], &sv);
+		acc->values[sv.method]++;
+		acc->external[sv.method] += sv.external ? 1 : 0;
+		acc->raw[sv.method] += sv.raw_bytes;
+		acc->stored[sv.method] += sv.stored_bytes;
+	}
+}
+
+static ColumnAcc *
+find_or_add_column(List **columns, const char *name)
+{
+	ListCell   *lc;
+	ColumnAcc  *acc;
+
+	foreach(lc, *columns)
+	{
+		acc = (ColumnAcc *) lfirst(lc);
+		if (strcmp(acc->name, name) == 0)
+			return acc;
+	}
+	acc = palloc0(sizeof(ColumnAcc));
+	acc->name = pstrdup(name);
+	*columns = lappend(*columns, acc);
+	return acc;
+}
+
+/*
+ * Scan one leaf relation (already locked) into the per-name accumulators.
+ */
+static void
+summarize_leaf(Relation rel, int64 sample_rows, List **columns)
+{
+	TupleDesc	tupdesc = RelationGetDescr(rel);
+	SummaryState st;
+
+	st.tupdesc = tupdesc;
+	st.byattno = palloc0(sizeof(ColumnAcc *) * tupdesc->natts);
+	st.values = palloc(sizeof(Datum) * tupdesc->natts);
+	st.isnull = palloc(sizeof(bool) * tupdesc->natts);
+	st.last_varlena = 0;
+
+	for (int i = 0; i < tupdesc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(tupdesc, i);
+
+		if (att->attisdropped || att->attlen != -1)
+			continue;
+		st.byattno[i] = find_or_add_column(columns, NameStr(att->attname));
+		st.last_varlena = i + 1;
+	}
+
+	if (st.last_varlena > 0)
+		cx_visit_tuples(rel, GetActiveSnapshot(), sample_rows,
+						summary_visitor, &st);
+}
+
+/*
+ * compressx.stored_summary(rel regclass, sample_rows int)
+ *	  RETURNS TABLE (column_name name, method text, values bigint,
+ *					 external_values bigint, raw_bytes bigint,
+ *					 stored_bytes bigint)
+ *
+ * One row per varlena column and stored method found; partitioned tables
+ * are summed over their leaf partitions by column name.  NULL sample_rows
+ * reads every visible row; otherwise blocks are sampled in each leaf.
+ */
+Datum
+compressx_stored_summary(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Oid			relid;
+	int64		sample_rows = PG_ARGISNULL(1) ? -1 : PG_GETARG_INT32(1);
+	Relation	rel;
+	List	   *leaves;
+	List	   *columns = NIL;
+	ListCell   *lc;
+	AclResult	aclresult;
+
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("relation must not be null")));
+	if (!PG_ARGISNULL(1) && sample_rows < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("sample_rows must be at least 1"),
+				 errhint("Pass NULL to read every row.")));
+
+	relid = PG_GETARG_OID(0);
+	InitMaterializedSRF(fcinfo, 0);
+
+	/* Check privileges before taking any lock. */
+	aclresult = pg_class_aclcheck(relid, GetUserId(), ACL_SELECT);
+	if (aclresult != ACLCHECK_OK)
+	{
+		char	   *name = get_rel_name(relid);
+
+		if (name == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_TABLE),
+					 errmsg("relation with OID %u does not exist", relid)));
+		aclcheck_error(aclresult, OBJECT_TABLE, name);
+	}
+
+	rel = try_relation_open(relid, AccessShareLock);
+	if (rel == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", relid)));
+	cx_check_table_relkind(rel);
+
+	if (rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE)
+		leaves = find_all_inheritors(relid, AccessShareLock, NULL);
+	else
+		leaves = list_make1_oid(relid);
+
+	foreach(lc, leaves)
+	{
+		Relation	leaf = table_open(lfirst_oid(lc), NoLock);
+
+		if (RELKIND_HAS_STORAGE(leaf->rd_rel->relkind))
+		{
+			cx_check_table_relkind(leaf);
+			summarize_leaf(leaf, sample_rows, &columns);
+		}
+		table_close(leaf, NoLock);
+	}
+
+	foreach(lc, columns)
+	{
+		ColumnAcc  *acc = (ColumnAcc *) lfirst(lc);
+
+		for (int m = 0; m < CX_STORED_METHOD_COUNT; m++)
+		{
+			Datum		values[6];
+			bool		nulls[6] = {0};
+
+			if (acc->values[m] == 0)
+				continue;
+			values[0] = DirectFunctionCall1(namein, CStringGetDatum(acc->name));
+			values[1] = CStringGetTextDatum(cx_stored_method_name(m));
+			values[2] = Int64GetDatum(acc->values[m]);
+			values[3] = Int64GetDatum(acc->external[m]);
+			values[4] = Int64GetDatum(acc->raw[m]);
+			values[5] = Int64GetDatum(acc->stored[m]);
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc,
+								 values, nulls);
+		}
+	}
+
+	relation_close(rel, NoLock);
+	return (Datum) 0;
+}

@@ -1,0 +1,55 @@
+/*-------------------------------------------------------------------------
+ *
+ * inspect.h
+ *	  Reading the stored form of varlena values without decoding them.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef COMPRESSX_INSPECT_H
+#define COMPRESSX_INSPECT_H
+
+#include "access/htup.h"
+#include "utils/rel.h"
+#include "utils/snapshot.h"
+
+/* How a value is stored; also the index into the per-method counters. */
+typedef enum CxStoredMethod
+{
+	CX_STORED_NONE = 0,			/* not compressed */
+	CX_STORED_PGLZ = 1,
+	CX_STORED_LZ4 = 2,
+	CX_STORED_OTHER = 3			/* method bits no core codec uses */
+} CxStoredMethod;
+
+#define CX_STORED_METHOD_COUNT 4
+
+typedef struct CxStoredValue
+{
+	CxStoredMethod method;
+	bool		external;		/* stored out of line in TOAST */
+	int64		raw_bytes;		/* decoded payload, without varlena header */
+	int64		stored_bytes;	/* as pg_column_size() reports it */
+} CxStoredValue;
+
+extern const char *cx_stored_method_name(CxStoredMethod method);
+
+/* Describe a stored (on-disk form) varlena datum. */
+extern void cx_inspect_datum(Datum value, CxStoredValue *out);
+
+/*
+ * Visit tuples of a heap-format relation block by block.  With snapshot
+ * SnapshotAny every tuple version is visited.  sample_rows < 0 reads every
+ * block; otherwise a random set of blocks expected to hold about
+ * sample_rows tuples.  The callback runs with a share lock on the buffer
+ * and must not do anything that could block or error on the page.
+ */
+typedef void (*CxTupleVisitor) (HeapTuple tuple, void *arg);
+
+extern void cx_visit_tuples(Relation rel, Snapshot snapshot,
+							int64 sample_rows, CxTupleVisitor visitor,
+							void *arg);
+
+/* Error unless relkind is a table with heap-format storage or partitioned. */
+extern void cx_check_table_relkind(Relation rel);
+
+#endif							/* COMPRESSX_INSPECT_H */
