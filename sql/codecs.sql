@@ -18,3 +18,15 @@ WHERE n.nspname <> 'compressx';
 SET compressx.no_such_setting = 1;
 SET compressx.ratio_sample_rows = 0;
 SHOW compressx.ratio_sample_rows;
+RESET compressx.ratio_sample_rows;
+
+-- the schema belongs to the extension
+DROP EXTENSION compressx;
+SELECT count(*) AS schemas_left FROM pg_namespace WHERE nspname = 'compressx';
+-- a pre-existing schema of that name is not taken over
+CREATE SCHEMA compressx;
+CREATE EXTENSION compressx;
+DROP SCHEMA compressx;
+CREATE EXTENSION compressx;
+SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+WHERE e.extname = 'compressx';

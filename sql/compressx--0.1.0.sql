@@ -2,6 +2,9 @@
 
 \echo Use "CREATE EXTENSION compressx" to load this file. \quit
 
+-- The schema belongs to the extension: DROP EXTENSION removes it, and a
+-- pre-existing schema of that name makes CREATE EXTENSION fail.
+CREATE SCHEMA compressx;
 GRANT USAGE ON SCHEMA compressx TO PUBLIC;
 
 -- Codecs -------------------------------------------------------------------
@@ -159,8 +162,9 @@ LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION compressx.recompress_table(regclass, text, integer, name[]) IS
 'rewrite existing values of a table with a codec; takes ACCESS EXCLUSIVE lock; owner only';
 
--- The one entry point reachable with the default search_path.
-CREATE FUNCTION public.recompress_table(
+-- The one entry point outside schema compressx: in the extension's schema
+-- (public by default), so the default search_path reaches it.
+CREATE FUNCTION @extschema@.recompress_table(
     rel regclass, codec text DEFAULT NULL, level integer DEFAULT NULL,
     columns name[] DEFAULT NULL)
 RETURNS TABLE (column_name name, values_rewritten bigint,
@@ -168,7 +172,7 @@ RETURNS TABLE (column_name name, values_rewritten bigint,
 AS 'MODULE_PATHNAME', 'compressx_recompress_table'
 LANGUAGE C VOLATILE;
 
-COMMENT ON FUNCTION public.recompress_table(regclass, text, integer, name[]) IS
+COMMENT ON FUNCTION @extschema@.recompress_table(regclass, text, integer, name[]) IS
 'same as compressx.recompress_table()';
 
 CREATE VIEW compressx.recompress_progress AS

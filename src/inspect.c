@@ -315,7 +315,8 @@ summarize_leaf(Relation rel, int64 sample_rows, List **columns)
  *					 external_values bigint, raw_bytes bigint,
  *					 stored_bytes bigint)
  *
- * One row per varlena column and stored method found; partitioned tables
+ * One row per varlena column and stored method found (a column with no
+ * values: one row with method NULL and zeros); partitioned tables
  * are summed over their leaf partitions by column name.  NULL sample_rows
  * reads every visible row; otherwise blocks are sampled in each leaf.
  */
@@ -364,6 +365,15 @@ compressx_stored_summary(PG_FUNCTION_ARGS)
 				 errmsg("relation with OID %u does not exist", relid)));
 	cx_check_table_relkind(rel);
 
+	/* Every varlena column gets a row, in the table's column order. */
+	for (int i = 0; i < RelationGetDescr(rel)->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(RelationGetDescr(rel), i);
+
+		if (!att->attisdropped && att->attlen == -1)
+			(void) find_or_add_column(&columns, NameStr(att->attname));
+	}
+
 	if (rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE)
 		leaves = find_all_inheritors(relid, AccessShareLock, NULL);
 	else
@@ -384,14 +394,20 @@ compressx_stored_summary(PG_FUNCTION_ARGS)
 	foreach(lc, columns)
 	{
 		ColumnAcc  *acc = (ColumnAcc *) lfirst(lc);
+		bool		any = false;
+
+		for (int m = 0; m < CX_STORED_METHOD_COUNT; m++)
+			any |= acc->values[m] > 0;
 
 		for (int m = 0; m < CX_STORED_METHOD_COUNT; m++)
 		{
 			Datum		values[6];
 			bool		nulls[6] = {0};
 
-			if (acc->values[m] == 0)
+			/* a column without values: one row, method NULL, zeros */
+			if (acc->values[m] == 0 && (any || m > 0))
 				continue;
+			nulls[1] = !any;
 			values[0] = DirectFunctionCall1(namein, CStringGetDatum(acc->name));
 			values[1] = CStringGetTextDatum(cx_stored_method_name(m));
 			values[2] = Int64GetDatum(acc->values[m]);

@@ -15,6 +15,7 @@ cp -r "$cx_root/sql" "$cx_root/expected" "$cx_root/test" "$work/"
 port=${CX_TEST_PORT:-55432}
 cx_start_cluster "$work" "$port"
 trap 'cx_stop_cluster "$work"' EXIT
+# CX_KEEP_WORKDIR=1 keeps logs and results after a passing run too
 
 passed=0
 failed=0
@@ -67,6 +68,10 @@ for t in "$work"/test/t/*.pl; do
     fi
 done
 
-[ -n "$failures" ] && echo "failed:$failures"
+if [ -n "$failures" ]; then
+    echo "failed:$failures (logs in $work)"
+elif [ -z "${CX_KEEP_WORKDIR:-}" ]; then
+    cx_stop_cluster "$work"; trap - EXIT; rm -rf "$work"
+fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
