@@ -133,6 +133,24 @@ CREATE MATERIALIZED VIEW docs_mv AS SELECT id, body FROM docs;
 SELECT column_name, values_rewritten > 0 AS rewritten FROM recompress_table('docs_mv', 'lz4');
 SELECT pg_column_compression(body), count(*) FROM docs_mv GROUP BY 1;
 
+-- dropped columns, a column added with a default, unlogged and temporary tables
+CREATE UNLOGGED TABLE odd (a text, gone text, b text);
+INSERT INTO odd SELECT repeat('a' || i, 900), repeat('g' || i, 900), repeat('b' || i, 900)
+FROM generate_series(1, 20) i;
+ALTER TABLE odd DROP COLUMN gone;
+ALTER TABLE odd ADD COLUMN c text DEFAULT repeat('default value ', 300);
+SELECT md5(string_agg(a || b || c, ',' ORDER BY a)) AS sum FROM odd \gset
+SELECT column_name, values_rewritten FROM recompress_table('odd', 'lz4');
+SELECT md5(string_agg(a || b || c, ',' ORDER BY a)) = :'sum' AS identical,
+       count(*) FILTER (WHERE pg_column_compression(a) = 'lz4') AS a_lz4,
+       count(*) FILTER (WHERE pg_column_compression(b) = 'lz4') AS b_lz4
+FROM odd;
+SELECT relpersistence FROM pg_class WHERE relname = 'odd';
+CREATE TEMP TABLE tmp_docs AS SELECT id, body FROM docs;
+SELECT column_name, values_rewritten > 0 AS rewritten FROM recompress_table('tmp_docs', 'lz4');
+SELECT pg_column_compression(body), count(*) FROM tmp_docs GROUP BY 1;
+DROP TABLE odd, tmp_docs;
+
 -- progress view exists; nothing is running now
 SELECT count(*) FROM compressx.recompress_progress;
 
