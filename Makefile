@@ -1,11 +1,18 @@
 # compressx: PGXS build.  `make && make install`; tests: test/run_tests.sh
 MODULE_big = compressx
 OBJS = \
+	src/am.o \
+	src/am_index.o \
+	src/am_write.o \
 	src/codec.o \
 	src/compressx.o \
+	src/format.o \
 	src/frame.o \
 	src/inspect.o \
-	src/recompress.o
+	src/recompress.o \
+	src/rewrite.o \
+	src/settings.o \
+	src/slot.o
 
 EXTENSION = compressx
 DATA = sql/compressx--0.1.0.sql

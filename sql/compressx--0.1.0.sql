@@ -105,7 +105,7 @@ JOIN pg_catalog.pg_am am ON am.oid = c.relam
 CROSS JOIN LATERAL compressx.column_stats(c.oid, compressx.ratio_sample_rows()) s
 JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attname = s.column_name
 WHERE c.relkind IN ('r', 'm')
-  AND am.amname = 'heap'
+  AND am.amname IN ('heap', 'compressx')
   AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')
   AND (c.relpersistence <> 't' OR c.relnamespace = pg_catalog.pg_my_temp_schema())
   AND pg_catalog.has_table_privilege(c.oid, 'SELECT');
@@ -139,7 +139,7 @@ CROSS JOIN LATERAL (
     FROM compressx.column_stats(c.oid, compressx.ratio_sample_rows()) cs
 ) s
 WHERE c.relkind IN ('r', 'm')
-  AND am.amname = 'heap'
+  AND am.amname IN ('heap', 'compressx')
   AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')
   AND (c.relpersistence <> 't' OR c.relnamespace = pg_catalog.pg_my_temp_schema())
   AND pg_catalog.has_table_privilege(c.oid, 'SELECT');
@@ -201,3 +201,133 @@ GRANT SELECT ON compressx.recompress_progress TO PUBLIC;
 
 COMMENT ON VIEW compressx.recompress_progress IS
 'one row per running recompress_table(): phase, blocks and tuples copied, values rewritten';
+
+-- The table access method -------------------------------------------------
+
+CREATE FUNCTION compressx.tableam_handler(internal)
+RETURNS table_am_handler
+AS 'MODULE_PATHNAME', 'compressx_tableam_handler'
+LANGUAGE C;
+
+CREATE ACCESS METHOD compressx TYPE TABLE HANDLER compressx.tableam_handler;
+
+COMMENT ON ACCESS METHOD compressx IS
+'heap storage with per-column codecs (pglz, lz4, zstd with levels), decoded lazily';
+
+-- Per-column settings.  Always heap: compressx reads it while writing rows.
+CREATE TABLE compressx.column_settings (
+    relid regclass NOT NULL,
+    attname name NOT NULL,
+    attnum smallint NOT NULL,
+    codec text NOT NULL,
+    level integer,
+    min_size integer,
+    PRIMARY KEY (relid, attname)
+) USING heap;
+
+COMMENT ON TABLE compressx.column_settings IS
+'per-column codec settings; change them with compressx.set_column_codec() and compressx.reset_column_codec()';
+
+SELECT pg_catalog.pg_extension_config_dump('compressx.column_settings', '');
+
+CREATE FUNCTION compressx.settings_changed()
+RETURNS trigger
+AS 'MODULE_PATHNAME', 'compressx_settings_changed'
+LANGUAGE C;
+
+CREATE TRIGGER settings_changed
+AFTER INSERT OR UPDATE OR DELETE ON compressx.column_settings
+FOR EACH ROW EXECUTE FUNCTION compressx.settings_changed();
+
+CREATE FUNCTION compressx.set_column_codec(
+    rel regclass, column_name name, codec text,
+    level integer DEFAULT NULL, min_size integer DEFAULT NULL)
+RETURNS void
+AS 'MODULE_PATHNAME', 'compressx_set_column_codec'
+LANGUAGE C VOLATILE;
+
+COMMENT ON FUNCTION compressx.set_column_codec(regclass, name, text, integer, integer) IS
+'set the codec, level and minimum size of a column of a compressx table; applies to new values (VACUUM FULL re-encodes old ones); owner only';
+
+CREATE FUNCTION compressx.reset_column_codec(rel regclass, column_name name DEFAULT NULL)
+RETURNS void
+AS 'MODULE_PATHNAME', 'compressx_reset_column_codec'
+LANGUAGE C VOLATILE;
+
+COMMENT ON FUNCTION compressx.reset_column_codec(regclass, name) IS
+'return a column (NULL: every column) to the defaults compressx.default_codec, default_level and min_size; owner only';
+
+CREATE FUNCTION compressx.column_codec_settings(rel regclass)
+RETURNS TABLE (column_name name, codec text, level integer, min_size integer,
+               explicit boolean)
+AS 'MODULE_PATHNAME', 'compressx_column_codec_settings'
+LANGUAGE C STABLE STRICT;
+
+CREATE VIEW compressx.column_codecs AS
+SELECT n.nspname AS schema_name,
+       c.relname AS table_name,
+       s.column_name,
+       am.amname AS access_method,
+       s.codec,
+       s.level,
+       s.min_size,
+       s.explicit
+FROM pg_catalog.pg_class c
+JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+JOIN pg_catalog.pg_am am ON am.oid = c.relam
+CROSS JOIN LATERAL compressx.column_codec_settings(c.oid) s
+WHERE c.relkind IN ('r', 'm')
+  AND (am.amname = 'compressx'
+       OR EXISTS (SELECT 1 FROM compressx.column_settings cs WHERE cs.relid = c.oid))
+  AND pg_catalog.has_table_privilege(c.oid, 'SELECT');
+
+GRANT SELECT ON compressx.column_codecs TO PUBLIC;
+
+COMMENT ON VIEW compressx.column_codecs IS
+'codec, level and minimum size in effect for each variable-length column of compressx tables you may read (explicit: set with set_column_codec)';
+
+-- Settings follow column renames and go with dropped tables and columns.
+-- SECURITY DEFINER: any role's DDL fires these, and only the extension's
+-- owner may write the settings table.
+CREATE FUNCTION compressx.on_ddl_end()
+RETURNS event_trigger
+LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    -- a renamed column: its name is gone, its number lives on
+    UPDATE compressx.column_settings s SET attname = a.attname
+    FROM pg_attribute a
+    WHERE a.attrelid = s.relid AND a.attnum = s.attnum AND NOT a.attisdropped
+      AND a.attname <> s.attname
+      AND NOT EXISTS (SELECT 1 FROM pg_attribute b
+                      WHERE b.attrelid = s.relid AND b.attname = s.attname
+                        AND NOT b.attisdropped);
+    -- a restored table: the name is right, the number may have changed
+    UPDATE compressx.column_settings s SET attnum = a.attnum
+    FROM pg_attribute a
+    WHERE a.attrelid = s.relid AND a.attname = s.attname AND NOT a.attisdropped
+      AND a.attnum <> s.attnum;
+END
+$$;
+
+CREATE FUNCTION compressx.on_sql_drop()
+RETURNS event_trigger
+LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    DELETE FROM compressx.column_settings s
+    USING pg_event_trigger_dropped_objects() d
+    WHERE d.classid = 'pg_class'::regclass
+      AND d.objid = s.relid::oid
+      AND (d.objsubid = 0 OR d.objsubid = s.attnum);
+END
+$$;
+
+CREATE EVENT TRIGGER compressx_ddl_end ON ddl_command_end
+    WHEN TAG IN ('ALTER TABLE', 'ALTER MATERIALIZED VIEW')
+    EXECUTE FUNCTION compressx.on_ddl_end();
+
+CREATE EVENT TRIGGER compressx_sql_drop ON sql_drop
+    EXECUTE FUNCTION compressx.on_sql_drop();

@@ -186,7 +186,12 @@ cx_codec_compress(const CxCodec *codec, int level,
 				size_t		n;
 
 				zstd_ensure_contexts();
-				n = ZSTD_compressCCtx(zstd_cctx, dst, dstcap, src, srclen, level);
+				/* content size and checksum in every frame: decoding verifies both */
+				ZSTD_CCtx_reset(zstd_cctx, ZSTD_reset_session_only);
+				ZSTD_CCtx_setParameter(zstd_cctx, ZSTD_c_compressionLevel, level);
+				ZSTD_CCtx_setParameter(zstd_cctx, ZSTD_c_checksumFlag, 1);
+				ZSTD_CCtx_setParameter(zstd_cctx, ZSTD_c_contentSizeFlag, 1);
+				n = ZSTD_compress2(zstd_cctx, dst, dstcap, src, srclen);
 				if (ZSTD_isError(n))
 					elog(ERROR, "zstd compression failed: %s",
 						 ZSTD_getErrorName(n));

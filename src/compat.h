@@ -51,4 +51,13 @@ cx_vacuum_cutoffs(Relation rel, TransactionId *oldest_xmin,
 								  (oldest_mxact), (freeze_limit), (multi_cutoff)))
 #endif
 
+/* 18 added a size-to-reserve argument to heap_form_minimal_tuple(). */
+#if PG_VERSION_NUM >= 180000
+#define cx_heap_form_minimal_tuple(desc, values, isnull) \
+	heap_form_minimal_tuple((desc), (values), (isnull), 0)
+#else
+#define cx_heap_form_minimal_tuple(desc, values, isnull) \
+	heap_form_minimal_tuple((desc), (values), (isnull))
+#endif
+
 #endif							/* COMPRESSX_COMPAT_H */

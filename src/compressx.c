@@ -13,6 +13,7 @@
 #include "utils/guc.h"
 
 #include "compressx.h"
+#include "settings.h"
 
 PG_MODULE_MAGIC;
 
@@ -40,6 +41,8 @@ _PG_init(void)
 							0, 0, 60000,
 							PGC_SUSET, GUC_UNIT_MS | GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL,
 							NULL, NULL, NULL);
+
+	cx_settings_init();
 
 	MarkGUCPrefixReserved("compressx");
 }

@@ -38,13 +38,15 @@
 #include "utils/sampling.h"
 #include "utils/snapmgr.h"
 
+#include "am.h"
 #include "compat.h"
+#include "format.h"
 #include "inspect.h"
 
 PG_FUNCTION_INFO_V1(compressx_stored_summary);
 
 static const char *const stored_method_names[CX_STORED_METHOD_COUNT] = {
-	"none", "pglz", "lz4", "other"
+	"none", "pglz", "lz4", "zstd", "other"
 };
 
 const char *
@@ -97,6 +99,16 @@ cx_inspect_datum(Datum value, CxStoredValue *out)
 		out->stored_bytes = VARSIZE_SHORT(attr);
 		out->raw_bytes = VARSIZE_SHORT(attr) - VARHDRSZ_SHORT;
 	}
+	else if (cx_is_own_datum(attr))
+	{
+		CxOwnInfo	info;
+
+		cx_own_info(attr, &info);
+		out->external = info.external;
+		out->stored_bytes = info.stored_bytes;
+		out->raw_bytes = info.raw_bytes;
+		out->method = info.codec_id == CX_CODEC_ZSTD ? CX_STORED_ZSTD : CX_STORED_OTHER;
+	}
 	else if (VARATT_IS_COMPRESSED(attr))
 	{
 		out->stored_bytes = VARSIZE(attr);
@@ -121,12 +133,13 @@ cx_check_table_relkind(Relation rel)
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("\"%s\" is not a table or materialized view",
 						RelationGetRelationName(rel))));
-	if (RELKIND_HAS_STORAGE(relkind) && rel->rd_tableam != GetHeapamTableAmRoutine())
+	if (RELKIND_HAS_STORAGE(relkind) && rel->rd_tableam != GetHeapamTableAmRoutine() &&
+		!cx_is_compressx_relation(rel))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("table \"%s\" uses an access method compressx cannot read",
 						RelationGetRelationName(rel)),
-				 errdetail("compressx reads heap tables only.")));
+				 errdetail("compressx reads heap and compressx tables only.")));
 }
 
 /*

@@ -18,10 +18,11 @@ typedef enum CxStoredMethod
 	CX_STORED_NONE = 0,			/* not compressed */
 	CX_STORED_PGLZ = 1,
 	CX_STORED_LZ4 = 2,
-	CX_STORED_OTHER = 3			/* method bits no core codec uses */
+	CX_STORED_ZSTD = 3,			/* compressx's own format */
+	CX_STORED_OTHER = 4			/* method bits nobody we know uses */
 } CxStoredMethod;
 
-#define CX_STORED_METHOD_COUNT 4
+#define CX_STORED_METHOD_COUNT 5
 
 typedef struct CxStoredValue
 {
@@ -49,7 +50,7 @@ extern void cx_visit_tuples(Relation rel, Snapshot snapshot,
 							int64 sample_rows, CxTupleVisitor visitor,
 							void *arg);
 
-/* Error unless relkind is a table with heap-format storage or partitioned. */
+/* Error unless rel is a table stored by heap or compressx, or partitioned. */
 extern void cx_check_table_relkind(Relation rel);
 
 #endif							/* COMPRESSX_INSPECT_H */

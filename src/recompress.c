@@ -71,8 +71,10 @@
 
 #include "codec.h"
 #include "compat.h"
+#include "am.h"
 #include "compressx.h"
 #include "inspect.h"
+#include "rewrite.h"
 
 PG_FUNCTION_INFO_V1(compressx_recompress_table);
 
@@ -86,7 +88,8 @@ PG_FUNCTION_INFO_V1(compressx_recompress_table);
 typedef struct TargetColumn
 {
 	char		name[NAMEDATALEN];
-	char		method;			/* core compression method char */
+	char		method;			/* heap: core compression method char */
+	CxStoredMethod target;		/* stored method wanted in the current leaf */
 	int64		rewritten;
 	int64		bytes_before;
 	int64		bytes_after;
@@ -102,7 +105,17 @@ typedef struct LeafState
 	bool	   *isnull;
 	int64		needs_rewrite;	/* values whose method is not the target */
 	int64		rewritten;		/* values re-encoded so far (progress) */
+	bool		force;			/* compressx with a level: rewrite every value */
+	CxColumnSetting *settings;	/* compressx leaves: settings after the change */
 } LeafState;
+
+/* What the caller asked for. */
+typedef struct Request
+{
+	const CxCodec *codec;		/* NULL: each column's own setting */
+	bool		level_isnull;
+	int			level;
+} Request;
 
 static CxStoredMethod
 stored_method_for(char cmethod)
@@ -110,14 +123,31 @@ stored_method_for(char cmethod)
 	return cmethod == TOAST_LZ4_COMPRESSION ? CX_STORED_LZ4 : CX_STORED_PGLZ;
 }
 
+static CxStoredMethod
+stored_method_of_codec(const CxCodec *codec)
+{
+	switch (codec->id)
+	{
+		case CX_CODEC_PGLZ:
+			return CX_STORED_PGLZ;
+		case CX_CODEC_LZ4:
+			return CX_STORED_LZ4;
+		case CX_CODEC_ZSTD:
+			return CX_STORED_ZSTD;
+		default:
+			return CX_STORED_NONE;
+	}
+}
+
 /*
  * Whether a stored value must be re-encoded for the target method.
+ * Uncompressed values stay as they are unless the target is "none" (they
+ * were too small, or did not shrink).
  */
 static bool
-value_needs_rewrite(const CxStoredValue *sv, char target)
+value_needs_rewrite(const CxStoredValue *sv, CxStoredMethod target)
 {
-	return sv->method != CX_STORED_NONE &&
-		sv->method != stored_method_for(target);
+	return sv->method != CX_STORED_NONE && sv->method != target;
 }
 
 /*
@@ -138,7 +168,7 @@ precheck_visitor(HeapTuple tuple, void *arg)
 		if (tc == NULL || st->isnull[i])
 			continue;
 		cx_inspect_datum(st->values[i], &sv);
-		if (value_needs_rewrite(&sv, tc->method))
+		if (st->force || value_needs_rewrite(&sv, tc->target))
 			st->needs_rewrite++;
 		tc->bytes_before += sv.stored_bytes;
 		tc->bytes_after += sv.stored_bytes;
@@ -176,157 +206,77 @@ set_column_compression(Oid relid, TargetColumn *targets, int ntargets)
 }
 
 /*
- * Copy one tuple into the new heap, re-encoding target values.  Runs in a
- * per-tuple memory context that the caller resets.
+ * Reform callback of the copy loop: re-encode target values whose method
+ * differs from the target.  Runs in a per-tuple memory context.
  */
-static void
-reform_and_rewrite(LeafState *st, HeapTuple tuple, bool live,
-				   TupleDesc newdesc, RewriteState rwstate)
+static HeapTuple
+recompress_reform(Relation NewHeap, Datum *values, bool *isnull, bool live,
+				  void *arg)
 {
-	HeapTuple	copied;
+	LeafState  *st = (LeafState *) arg;
+	TupleDesc	newdesc = RelationGetDescr(NewHeap);
 
-	heap_deform_tuple(tuple, st->tupdesc, st->values, st->isnull);
 	for (int i = 0; i < newdesc->natts; i++)
 	{
-		TargetColumn *tc;
+		TargetColumn *tc = st->byattno[i];
 		CxStoredValue sv;
 
-		if (TupleDescAttr(newdesc, i)->attisdropped)
-		{
-			st->isnull[i] = true;
-			continue;
-		}
-		tc = st->byattno[i];
-		if (tc == NULL || st->isnull[i])
+		if (tc == NULL || isnull[i])
 			continue;
 
-		cx_inspect_datum(st->values[i], &sv);
+		cx_inspect_datum(values[i], &sv);
 		if (live)
 			tc->bytes_before += sv.stored_bytes;
-		if (value_needs_rewrite(&sv, tc->method))
+		if (value_needs_rewrite(&sv, tc->target))
 		{
-			struct varlena *raw = detoast_attr((struct varlena *) DatumGetPointer(st->values[i]));
+			struct varlena *raw = detoast_attr((struct varlena *) DatumGetPointer(values[i]));
 			Datum		packed = toast_compress_datum(PointerGetDatum(raw), tc->method);
 
-			st->values[i] = DatumGetPointer(packed) != NULL ? packed : PointerGetDatum(raw);
+			values[i] = DatumGetPointer(packed) != NULL ? packed : PointerGetDatum(raw);
 			st->rewritten++;
 			if (live)
 				tc->rewritten++;
-			cx_inspect_datum(st->values[i], &sv);
+			cx_inspect_datum(values[i], &sv);
+			pgstat_progress_update_param(CX_PROGRESS_VALUES_REWRITTEN, st->rewritten);
 		}
 		if (live)
 			tc->bytes_after += sv.stored_bytes;
 	}
-
-	copied = heap_form_tuple(newdesc, st->values, st->isnull);
-	rewrite_heap_tuple(rwstate, tuple, copied);
+	return heap_form_tuple(newdesc, values, isnull);
 }
 
 /*
- * Copy every non-dead tuple of OldHeap into NewHeap (both locked
- * AccessExclusive), following heap's CLUSTER copy in physical order.
+ * Reform callback for compressx tables: values arrive decoded and the whole
+ * row is encoded to the (new) settings, as VACUUM FULL does.
  */
-static void
-copy_and_recompress(Relation OldHeap, Relation NewHeap, LeafState *st,
-					TransactionId OldestXmin, TransactionId FreezeXid,
-					MultiXactId MultiXactCutoff, double *num_tuples)
+static HeapTuple
+recompress_reform_cx(Relation NewHeap, Datum *values, bool *isnull, bool live,
+					 void *arg)
 {
-	RewriteState rwstate;
-	TableScanDesc scan;
-	HeapScanDesc hscan;
-	TupleTableSlot *slot;
-	BlockNumber prev_block = InvalidBlockNumber;
-	MemoryContext tuplecxt;
-	MemoryContext oldcxt;
+	LeafState  *st = (LeafState *) arg;
+	TupleDesc	desc = RelationGetDescr(NewHeap);
+	HeapTuple	tuple = cx_encode_row(NewHeap, st->settings, values, isnull, NULL,
+									  HEAP_INSERT_NO_LOGICAL, NULL);
+	Datum	   *newvals = palloc(sizeof(Datum) * desc->natts);
+	bool	   *newnulls = palloc(sizeof(bool) * desc->natts);
 
-	rwstate = begin_heap_rewrite(OldHeap, NewHeap, OldestXmin, FreezeXid,
-								 MultiXactCutoff);
-	tuplecxt = AllocSetContextCreate(CurrentMemoryContext,
-									 "compressx recompress tuple",
-									 ALLOCSET_DEFAULT_SIZES);
-
-	pgstat_progress_update_param(PROGRESS_CLUSTER_PHASE,
-								 PROGRESS_CLUSTER_PHASE_SEQ_SCAN_HEAP);
-	scan = table_beginscan(OldHeap, SnapshotAny, 0, NULL);
-	hscan = (HeapScanDesc) scan;
-	pgstat_progress_update_param(PROGRESS_CLUSTER_TOTAL_HEAP_BLKS,
-								 hscan->rs_nblocks);
-	slot = table_slot_create(OldHeap, NULL);
-
-	while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
+	heap_deform_tuple(tuple, desc, newvals, newnulls);
+	for (int i = 0; i < desc->natts; i++)
 	{
-		HeapTuple	tuple;
-		Buffer		buf = ((BufferHeapTupleTableSlot *) slot)->buffer;
-		bool		isdead = false;
-		bool		live = false;
+		TargetColumn *tc = st->byattno[i];
+		CxStoredValue sv;
 
-		CHECK_FOR_INTERRUPTS();
-
-		if (prev_block != hscan->rs_cblock)
-		{
-			prev_block = hscan->rs_cblock;
-			pgstat_progress_update_param(PROGRESS_CLUSTER_HEAP_BLKS_SCANNED,
-										 prev_block + 1);
-			if (cx_debug_rewrite_delay_ms > 0)
-				pg_usleep(cx_debug_rewrite_delay_ms * 1000L);
-		}
-
-		tuple = ExecFetchSlotHeapTuple(slot, false, NULL);
-
-		LockBuffer(buf, BUFFER_LOCK_SHARE);
-		switch (HeapTupleSatisfiesVacuum(tuple, OldestXmin, buf))
-		{
-			case HEAPTUPLE_DEAD:
-				isdead = true;
-				break;
-			case HEAPTUPLE_LIVE:
-				live = true;
-				break;
-			case HEAPTUPLE_RECENTLY_DEAD:
-				break;
-			case HEAPTUPLE_INSERT_IN_PROGRESS:
-				/* only our own transaction can have one: we hold the lock */
-				live = true;
-				break;
-			case HEAPTUPLE_DELETE_IN_PROGRESS:
-				break;
-			default:
-				elog(ERROR, "unexpected HeapTupleSatisfiesVacuum result");
-				break;
-		}
-		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
-
-		if (isdead)
-		{
-			(void) rewrite_heap_dead_tuple(rwstate, tuple);
+		if (tc == NULL || newnulls[i])
 			continue;
-		}
-
-		oldcxt = MemoryContextSwitchTo(tuplecxt);
-		reform_and_rewrite(st, tuple, live, RelationGetDescr(NewHeap), rwstate);
-		MemoryContextSwitchTo(oldcxt);
-		MemoryContextReset(tuplecxt);
-
-		*num_tuples += 1;
-		{
-			const int	idx[] = {PROGRESS_CLUSTER_HEAP_TUPLES_SCANNED,
-				PROGRESS_CLUSTER_HEAP_TUPLES_WRITTEN,
-			CX_PROGRESS_VALUES_REWRITTEN};
-			int64		val[3];
-
-			val[0] = (int64) *num_tuples;
-			val[1] = (int64) *num_tuples;
-			val[2] = st->rewritten;
-			pgstat_progress_update_multi_param(3, idx, val);
-		}
+		st->rewritten++;
+		if (!live)
+			continue;
+		cx_inspect_datum(newvals[i], &sv);
+		tc->rewritten++;
+		tc->bytes_after += sv.stored_bytes;
 	}
-
-	pgstat_progress_update_param(PROGRESS_CLUSTER_HEAP_BLKS_SCANNED,
-								 hscan->rs_nblocks);
-	ExecDropSingleTupleTableSlot(slot);
-	table_endscan(scan);
-	end_heap_rewrite(rwstate);
-	MemoryContextDelete(tuplecxt);
+	pgstat_progress_update_param(CX_PROGRESS_VALUES_REWRITTEN, st->rewritten);
+	return tuple;
 }
 
 /*
@@ -334,9 +284,11 @@ copy_and_recompress(Relation OldHeap, Relation NewHeap, LeafState *st,
  * visible values needs a new method.
  */
 static void
-recompress_leaf(Oid relid, TargetColumn *targets, int ntargets, int leafno)
+recompress_leaf(Oid relid, TargetColumn *targets, int ntargets, int leafno,
+				const Request *req)
 {
 	Relation	rel = table_open(relid, NoLock);
+	bool		is_cx = cx_is_compressx_relation(rel);
 	TupleDesc	tupdesc = RelationGetDescr(rel);
 	LeafState	st;
 	Oid			OIDNewHeap;
@@ -346,6 +298,8 @@ recompress_leaf(Oid relid, TargetColumn *targets, int ntargets, int leafno)
 	MultiXactId OldestMxact,
 				MultiXactCutoff;
 	double		num_tuples = 0;
+	double		tups_vacuumed = 0;
+	double		tups_recently_dead = 0;
 	char		relpersistence = rel->rd_rel->relpersistence;
 	HeapTuple	reltup;
 	Relation	relRelation;
@@ -378,8 +332,35 @@ recompress_leaf(Oid relid, TargetColumn *targets, int ntargets, int leafno)
 				st.byattno[i] = &targets[t];
 	}
 
-	/* Step 2 happens before make_new_heap so the new heap inherits it. */
-	set_column_compression(relid, targets, ntargets);
+	/*
+	 * Step 2 happens before make_new_heap so the new heap inherits it: heap
+	 * columns' attcompression, compressx columns' settings.
+	 */
+	if (!is_cx)
+	{
+		set_column_compression(relid, targets, ntargets);
+		for (int t = 0; t < ntargets; t++)
+			targets[t].target = stored_method_for(targets[t].method);
+	}
+	else
+	{
+		if (req->codec)
+		{
+			for (int i = 0; i < tupdesc->natts; i++)
+				if (st.byattno[i])
+					cx_store_column_setting(relid, st.byattno[i]->name, i + 1,
+											req->codec, req->level_isnull,
+											req->level, true, 0, true);
+			CommandCounterIncrement();
+		}
+		st.settings = palloc(sizeof(CxColumnSetting) * Max(tupdesc->natts, 1));
+		cx_resolve_settings(rel, st.settings);
+		for (int i = 0; i < tupdesc->natts; i++)
+			if (st.byattno[i])
+				st.byattno[i]->target = st.settings[i].codec->id == CX_CODEC_NONE ?
+					CX_STORED_NONE : stored_method_of_codec(st.settings[i].codec);
+		st.force = req->codec != NULL && !req->level_isnull;
+	}
 
 	/* Step 3: anything to do?  Its figures are kept only if nothing is. */
 	{
@@ -398,9 +379,11 @@ recompress_leaf(Oid relid, TargetColumn *targets, int ntargets, int leafno)
 			pgstat_progress_end_command();
 			return;
 		}
+		/* heap: the copy recounts both; compressx: the copy counts after */
 		for (int t = 0; t < ntargets; t++)
 		{
-			targets[t].bytes_before = before[t];
+			if (!is_cx)
+				targets[t].bytes_before = before[t];
 			targets[t].bytes_after = after[t];
 		}
 	}
@@ -424,8 +407,10 @@ recompress_leaf(Oid relid, TargetColumn *targets, int ntargets, int leafno)
 		MultiXactIdPrecedes(MultiXactCutoff, rel->rd_rel->relminmxid))
 		MultiXactCutoff = rel->rd_rel->relminmxid;
 
-	copy_and_recompress(rel, NewHeap, &st, OldestXmin, FreezeXid,
-						MultiXactCutoff, &num_tuples);
+	cx_rewrite_copy(rel, NewHeap, NULL, false, OldestXmin, FreezeXid,
+					MultiXactCutoff,
+					is_cx ? recompress_reform_cx : recompress_reform, &st,
+					&num_tuples, &tups_vacuumed, &tups_recently_dead);
 
 	/* Record the new heap's size so the swap carries correct statistics. */
 	relRelation = table_open(RelationRelationId, RowExclusiveLock);
@@ -548,15 +533,15 @@ check_owner(Oid relid)
 }
 
 /*
- * Target core method for a codec argument: pglz or lz4.  InvalidCompressionMethod
- * when codec is NULL (each column keeps its own setting).
+ * Parse the codec and level arguments (valid for some access method).
  */
-static char
-heap_target_method(bool codec_isnull, text *codec_text, bool level_isnull,
-				   int level)
+static void
+parse_request(bool codec_isnull, text *codec_text, bool level_isnull, int level,
+			  Request *req)
 {
-	const CxCodec *codec;
-
+	req->codec = NULL;
+	req->level_isnull = level_isnull;
+	req->level = level;
 	if (codec_isnull)
 	{
 		if (!level_isnull)
@@ -564,29 +549,55 @@ heap_target_method(bool codec_isnull, text *codec_text, bool level_isnull,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("a level needs a codec"),
 					 errhint("Name the codec whose level you are setting.")));
-		return InvalidCompressionMethod;
+		return;
 	}
-	codec = cx_codec_by_name_or_error(text_to_cstring(codec_text));
-	if (codec->id == CX_CODEC_ZSTD)
+	req->codec = cx_codec_by_name_or_error(text_to_cstring(codec_text));
+	(void) cx_codec_resolve_level(req->codec, level_isnull, level);
+}
+
+/*
+ * Check the request suits a leaf's access method.  Heap tables store only
+ * pglz and lz4, at core's fixed settings.
+ */
+static void
+check_request_for(Relation rel, const Request *req)
+{
+	if (!RELKIND_HAS_STORAGE(rel->rd_rel->relkind) || cx_is_compressx_relation(rel) ||
+		req->codec == NULL)
+		return;
+	if (req->codec->id == CX_CODEC_ZSTD)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("heap tables cannot store zstd values"),
+				 errmsg("heap table \"%s\" cannot store zstd values",
+						RelationGetRelationName(rel)),
 				 errdetail("PostgreSQL's heap reads only pglz and lz4 compressed values."),
-				 errhint("Use codec pglz or lz4, or store the table with the compressx access method.")));
-	if (codec->id == CX_CODEC_NONE)
+				 errhint("Use codec pglz or lz4, or first move the table to the compressx access method: ALTER TABLE %s SET ACCESS METHOD compressx.",
+						 quote_identifier(RelationGetRelationName(rel)))));
+	if (req->codec->id == CX_CODEC_NONE)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("heap tables cannot be recompressed with codec \"none\""),
+				 errmsg("heap table \"%s\" cannot be recompressed with codec \"none\"",
+						RelationGetRelationName(rel)),
 				 errhint("Use codec pglz or lz4.")));
-	(void) cx_codec_resolve_level(codec, level_isnull, level);
-	if (!level_isnull)
+	if (!req->level_isnull)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("heap tables do not support compression levels"),
+				 errmsg("heap table \"%s\" does not support compression levels",
+						RelationGetRelationName(rel)),
 				 errdetail("PostgreSQL's heap compresses %s with fixed settings.",
-						   codec->name),
-				 errhint("Pass NULL as the level.")));
-	return codec->id == CX_CODEC_LZ4 ? TOAST_LZ4_COMPRESSION : TOAST_PGLZ_COMPRESSION;
+						   req->codec->name),
+				 errhint("Pass NULL as the level, or use the compressx access method.")));
+}
+
+/* Core method char for heap columns: pglz/lz4 or invalid (column's own). */
+static char
+heap_method_of(const Request *req)
+{
+	if (req->codec && req->codec->id == CX_CODEC_LZ4)
+		return TOAST_LZ4_COMPRESSION;
+	if (req->codec && req->codec->id == CX_CODEC_PGLZ)
+		return TOAST_PGLZ_COMPRESSION;
+	return InvalidCompressionMethod;
 }
 
 /*
@@ -599,7 +610,7 @@ compressx_recompress_table(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	Oid			relid;
-	char		method;
+	Request		req;
 	ArrayType  *columns;
 	Relation	rel;
 	TargetColumn *targets;
@@ -613,10 +624,8 @@ compressx_recompress_table(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("relation must not be null")));
 	relid = PG_GETARG_OID(0);
-	method = heap_target_method(PG_ARGISNULL(1),
-								PG_ARGISNULL(1) ? NULL : PG_GETARG_TEXT_PP(1),
-								PG_ARGISNULL(2),
-								PG_ARGISNULL(2) ? 0 : PG_GETARG_INT32(2));
+	parse_request(PG_ARGISNULL(1), PG_ARGISNULL(1) ? NULL : PG_GETARG_TEXT_PP(1),
+				  PG_ARGISNULL(2), PG_ARGISNULL(2) ? 0 : PG_GETARG_INT32(2), &req);
 	columns = PG_ARGISNULL(3) ? NULL : PG_GETARG_ARRAYTYPE_P(3);
 
 	InitMaterializedSRF(fcinfo, 0);
@@ -639,7 +648,8 @@ compressx_recompress_table(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("cannot recompress temporary tables of other sessions")));
 
-	targets = resolve_targets(rel, columns, method, &ntargets);
+	check_request_for(rel, &req);
+	targets = resolve_targets(rel, columns, heap_method_of(&req), &ntargets);
 
 	if (rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE)
 		rels = find_all_inheritors(relid, AccessExclusiveLock, NULL);
@@ -657,6 +667,7 @@ compressx_recompress_table(PG_FUNCTION_ARGS)
 		check_owner(childid);
 		child = table_open(childid, NoLock);
 		cx_check_table_relkind(child);
+		check_request_for(child, &req);
 		table_close(child, NoLock);
 	}
 
@@ -668,7 +679,7 @@ compressx_recompress_table(PG_FUNCTION_ARGS)
 		Oid			childid = lfirst_oid(lc);
 
 		if (RELKIND_HAS_STORAGE(get_rel_relkind(childid)))
-			recompress_leaf(childid, targets, ntargets, ++leafno);
+			recompress_leaf(childid, targets, ntargets, ++leafno, &req);
 		else
 			set_column_compression(childid, targets, ntargets);
 	}

@@ -1,0 +1,184 @@
+/*-------------------------------------------------------------------------
+ *
+ * am.c
+ *	  The compressx table access method: handler and read paths.
+ *
+ * compressx is a thin wrapper of heap.  Pages, visibility, WAL, vacuum and
+ * TOAST are heap's; what differs is how values are encoded (am_write.c),
+ * how tuples reach the executor (slot.c: every tuple-returning callback
+ * runs heap's callback on the slot's child and presents the result with
+ * lazy decoding), and the paths where heap would hand stored values to
+ * core code: index builds (am_index.c) and CLUSTER / VACUUM FULL
+ * (am_rewrite.c).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/heapam.h"
+#include "access/tableam.h"
+#include "fmgr.h"
+
+#include "am.h"
+#include "slot.h"
+
+PG_FUNCTION_INFO_V1(compressx_tableam_handler);
+
+const TableAmRoutine *cx_heap = NULL;
+static TableAmRoutine cx_routine;
+
+static const TupleTableSlotOps *
+cx_slot_callbacks(Relation rel)
+{
+	return &TTSOpsCompressx;
+}
+
+bool
+cx_is_compressx_relation(Relation rel)
+{
+	return rel->rd_tableam == &cx_routine;
+}
+
+static bool
+cx_scan_getnextslot(TableScanDesc scan, ScanDirection direction,
+					TupleTableSlot *slot)
+{
+	TupleTableSlot *child = cx_slot_begin_fetch(slot);
+
+	return cx_slot_end_fetch(slot,
+							 cx_heap->scan_getnextslot(scan, direction, child));
+}
+
+static bool
+cx_scan_getnextslot_tidrange(TableScanDesc scan, ScanDirection direction,
+							 TupleTableSlot *slot)
+{
+	TupleTableSlot *child = cx_slot_begin_fetch(slot);
+
+	return cx_slot_end_fetch(slot,
+							 cx_heap->scan_getnextslot_tidrange(scan, direction, child));
+}
+
+static bool
+cx_index_fetch_tuple(struct IndexFetchTableData *scan, ItemPointer tid,
+					 Snapshot snapshot, TupleTableSlot *slot,
+					 bool *call_again, bool *all_dead)
+{
+	TupleTableSlot *child = cx_slot_begin_fetch(slot);
+
+	return cx_slot_end_fetch(slot,
+							 cx_heap->index_fetch_tuple(scan, tid, snapshot, child,
+														call_again, all_dead));
+}
+
+static bool
+cx_tuple_fetch_row_version(Relation rel, ItemPointer tid, Snapshot snapshot,
+						   TupleTableSlot *slot)
+{
+	TupleTableSlot *child = cx_slot_begin_fetch(slot);
+
+	return cx_slot_end_fetch(slot,
+							 cx_heap->tuple_fetch_row_version(rel, tid, snapshot, child));
+}
+
+static TM_Result
+cx_tuple_lock(Relation rel, ItemPointer tid, Snapshot snapshot,
+			  TupleTableSlot *slot, CommandId cid, LockTupleMode mode,
+			  LockWaitPolicy wait_policy, uint8 flags, TM_FailureData *tmfd)
+{
+	TupleTableSlot *child = cx_slot_begin_fetch(slot);
+	TM_Result	result;
+
+	result = cx_heap->tuple_lock(rel, tid, snapshot, child, cid, mode,
+								 wait_policy, flags, tmfd);
+	/* heap stores the tuple version it looked at, whatever the result */
+	(void) cx_slot_end_fetch(slot, true);
+	return result;
+}
+
+/*
+ * When the slot holds a decoded copy, check the stored version by TID.
+ */
+static bool
+cx_tuple_satisfies_snapshot(Relation rel, TupleTableSlot *slot,
+							Snapshot snapshot)
+{
+	TupleTableSlot *child = cx_slot_valid_child(slot);
+	TupleTableSlot *tmp;
+	bool		result;
+
+	/* the child still holds the stored tuple with its buffer */
+	if (child != NULL)
+		return cx_heap->tuple_satisfies_snapshot(rel, child, snapshot);
+
+	tmp = MakeSingleTupleTableSlot(RelationGetDescr(rel), &TTSOpsBufferHeapTuple);
+	result = cx_heap->tuple_fetch_row_version(rel, &slot->tts_tid, snapshot, tmp);
+	ExecDropSingleTupleTableSlot(tmp);
+	return result;
+}
+
+static bool
+cx_scan_bitmap_next_tuple(TableScanDesc scan, struct TBMIterateResult *tbmres,
+						  TupleTableSlot *slot)
+{
+	TupleTableSlot *child = cx_slot_begin_fetch(slot);
+
+	return cx_slot_end_fetch(slot,
+							 cx_heap->scan_bitmap_next_tuple(scan, tbmres, child));
+}
+
+static bool
+cx_scan_sample_next_tuple(TableScanDesc scan, struct SampleScanState *scanstate,
+						  TupleTableSlot *slot)
+{
+	TupleTableSlot *child = cx_slot_begin_fetch(slot);
+
+	return cx_slot_end_fetch(slot,
+							 cx_heap->scan_sample_next_tuple(scan, scanstate, child));
+}
+
+static bool
+cx_scan_analyze_next_tuple(TableScanDesc scan, TransactionId OldestXmin,
+						   double *liverows, double *deadrows,
+						   TupleTableSlot *slot)
+{
+	TupleTableSlot *child = cx_slot_begin_fetch(slot);
+
+	return cx_slot_end_fetch(slot,
+							 cx_heap->scan_analyze_next_tuple(scan, OldestXmin,
+															  liverows, deadrows,
+															  child));
+}
+
+Datum
+compressx_tableam_handler(PG_FUNCTION_ARGS)
+{
+	if (cx_heap == NULL)
+	{
+		cx_heap = GetHeapamTableAmRoutine();
+		cx_routine = *cx_heap;
+
+		cx_routine.slot_callbacks = cx_slot_callbacks;
+		cx_routine.scan_getnextslot = cx_scan_getnextslot;
+		cx_routine.scan_getnextslot_tidrange = cx_scan_getnextslot_tidrange;
+		cx_routine.index_fetch_tuple = cx_index_fetch_tuple;
+		cx_routine.tuple_fetch_row_version = cx_tuple_fetch_row_version;
+		cx_routine.tuple_satisfies_snapshot = cx_tuple_satisfies_snapshot;
+		cx_routine.tuple_lock = cx_tuple_lock;
+		cx_routine.scan_bitmap_next_tuple = cx_scan_bitmap_next_tuple;
+		cx_routine.scan_sample_next_tuple = cx_scan_sample_next_tuple;
+		cx_routine.scan_analyze_next_tuple = cx_scan_analyze_next_tuple;
+
+		cx_routine.tuple_insert = cx_tuple_insert;
+		cx_routine.tuple_insert_speculative = cx_tuple_insert_speculative;
+		cx_routine.tuple_complete_speculative = cx_tuple_complete_speculative;
+		cx_routine.multi_insert = cx_multi_insert;
+		cx_routine.tuple_delete = cx_tuple_delete;
+		cx_routine.tuple_update = cx_tuple_update;
+
+		cx_routine.index_build_range_scan = cx_index_build_range_scan;
+		cx_routine.index_validate_scan = cx_index_validate_scan;
+		cx_routine.relation_copy_for_cluster = cx_relation_copy_for_cluster;
+	}
+	PG_RETURN_POINTER(&cx_routine);
+}

@@ -1,0 +1,76 @@
+/*-------------------------------------------------------------------------
+ *
+ * am.h
+ *	  The compressx table access method: shared declarations.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef COMPRESSX_AM_H
+#define COMPRESSX_AM_H
+
+#include "access/tableam.h"
+#include "utils/rel.h"
+
+#include "settings.h"
+
+/* heap's routine, which compressx wraps */
+extern const TableAmRoutine *cx_heap;
+
+extern bool cx_is_compressx_relation(Relation rel);
+
+/* am_write.c */
+extern HeapTuple cx_encode_row(Relation rel, const CxColumnSetting *settings,
+							   Datum *values, bool *isnull, HeapTuple oldtup,
+							   int options, List **created_refs);
+extern void cx_delete_refs(Relation rel, HeapTuple tuple, HeapTuple keep,
+						   bool is_speculative);
+extern void cx_tuple_insert(Relation rel, TupleTableSlot *slot, CommandId cid,
+							int options, struct BulkInsertStateData *bistate);
+extern void cx_tuple_insert_speculative(Relation rel, TupleTableSlot *slot,
+										CommandId cid, int options,
+										struct BulkInsertStateData *bistate,
+										uint32 specToken);
+extern void cx_tuple_complete_speculative(Relation rel, TupleTableSlot *slot,
+										  uint32 specToken, bool succeeded);
+extern void cx_multi_insert(Relation rel, TupleTableSlot **slots, int nslots,
+							CommandId cid, int options,
+							struct BulkInsertStateData *bistate);
+extern TM_Result cx_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
+								 Snapshot snapshot, Snapshot crosscheck,
+								 bool wait, TM_FailureData *tmfd,
+								 bool changingPart);
+extern TM_Result cx_tuple_update(Relation rel, ItemPointer otid,
+								 TupleTableSlot *slot, CommandId cid,
+								 Snapshot snapshot, Snapshot crosscheck,
+								 bool wait, TM_FailureData *tmfd,
+								 LockTupleMode *lockmode,
+								 bool *update_indexes);
+
+/* am_index.c */
+extern double cx_index_build_range_scan(Relation tableRelation,
+										Relation indexRelation,
+										struct IndexInfo *indexInfo,
+										bool allow_sync, bool anyvisible,
+										bool progress,
+										BlockNumber start_blockno,
+										BlockNumber numblocks,
+										IndexBuildCallback callback,
+										void *callback_state,
+										TableScanDesc scan);
+extern void cx_index_validate_scan(Relation tableRelation,
+								   Relation indexRelation,
+								   struct IndexInfo *indexInfo,
+								   Snapshot snapshot,
+								   struct ValidateIndexState *state);
+
+/* am_write.c: CLUSTER and VACUUM FULL */
+extern void cx_relation_copy_for_cluster(Relation OldTable, Relation NewTable,
+										 Relation OldIndex, bool use_sort,
+										 TransactionId OldestXmin,
+										 TransactionId *xid_cutoff,
+										 MultiXactId *multi_cutoff,
+										 double *num_tuples,
+										 double *tups_vacuumed,
+										 double *tups_recently_dead);
+
+#endif							/* COMPRESSX_AM_H */

@@ -1,0 +1,441 @@
+/*-------------------------------------------------------------------------
+ *
+ * am_write.c
+ *	  Write paths of the compressx access method: insert, multi-insert,
+ *	  speculative insert, update, delete.
+ *
+ * Rows are encoded per column settings (settings.c) into heap tuples whose
+ * varlena values are plain, core-compressed (pglz, lz4) or in compressx's
+ * format (zstd, format.h), then handed to heap.  The caller's slot keeps
+ * its plain values: indexes, RETURNING and triggers use those.
+ *
+ * Out-of-line zstd values are compressx's own TOAST values, referenced by
+ * 24-byte inline references that heap's toaster never touches.  So
+ * compressx deletes them itself, in the same transaction, when a row
+ * version stops referencing them: DELETE, UPDATE (unless the new version
+ * reuses the reference), a speculative insertion that loses, and an
+ * UPDATE that fails after the new values were saved.
+ *
+ * UPDATE reuses unchanged stored values as they are (no re-encoding, no
+ * new TOAST data; heap's HOT check then sees equal bytes).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/detoast.h"
+#include "access/heapam.h"
+#include "access/heaptoast.h"
+#include "access/htup_details.h"
+#include "executor/tuptable.h"
+#include "storage/bufmgr.h"
+#include "utils/snapmgr.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+#include "am.h"
+#include "format.h"
+#include "rewrite.h"
+
+/* Decoded size of a stored value, without reading any TOAST data. */
+static int64
+stored_raw_size(struct varlena *v)
+{
+	if (VARATT_IS_EXTERNAL_ONDISK(v))
+	{
+		struct varatt_external toast_pointer;
+
+		VARATT_EXTERNAL_GET_POINTER(toast_pointer, v);
+		return toast_pointer.va_rawsize - VARHDRSZ;
+	}
+	if (VARATT_IS_EXTERNAL(v))
+		return -1;				/* expanded or indirect: unknown */
+	if (VARATT_IS_4B_C(v))
+		return VARDATA_COMPRESSED_GET_EXTSIZE(v);
+	return VARSIZE_ANY_EXHDR(v);
+}
+
+static bool
+is_own_inline(struct varlena *v)
+{
+	return cx_is_own_datum(v) && VARSIZE(v) > CX_REF_SIZE;
+}
+
+HeapTuple
+cx_encode_row(Relation rel, const CxColumnSetting *settings,
+			  Datum *values, bool *isnull, HeapTuple oldtup, int options,
+			  List **created_refs)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	int			natts = desc->natts;
+	Datum	   *vals = palloc(sizeof(Datum) * natts);
+	bool	   *nulls = palloc(sizeof(bool) * natts);
+	Datum	   *oldvals = NULL;
+	bool	   *oldnulls = NULL;
+	bool		hasnulls = false;
+	Size		hoff;
+	Size		maxDataLen;
+
+	memcpy(vals, values, sizeof(Datum) * natts);
+	memcpy(nulls, isnull, sizeof(bool) * natts);
+	if (oldtup)
+	{
+		oldvals = palloc(sizeof(Datum) * natts);
+		oldnulls = palloc(sizeof(bool) * natts);
+		heap_deform_tuple(oldtup, desc, oldvals, oldnulls);
+	}
+
+	for (int i = 0; i < natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+		struct varlena *v;
+		struct varlena *plain;
+		struct varlena *enc;
+		const CxColumnSetting *s = &settings[i];
+
+		if (att->attisdropped)
+			nulls[i] = true;
+		if (nulls[i])
+		{
+			hasnulls = true;
+			continue;
+		}
+		if (att->attlen != -1)
+			continue;
+
+		v = (struct varlena *) DatumGetPointer(vals[i]);
+
+		/* UPDATE: an unchanged value keeps its stored form */
+		if (oldtup && !oldnulls[i])
+		{
+			struct varlena *old = (struct varlena *) DatumGetPointer(oldvals[i]);
+
+			if (VARSIZE_ANY(v) == VARSIZE_ANY(old) &&
+				memcmp(v, old, VARSIZE_ANY(v)) == 0)
+			{
+				vals[i] = oldvals[i];
+				continue;
+			}
+		}
+
+		plain = cx_plain_value(v, RelationGetRelid(rel), NameStr(att->attname));
+
+		if (oldtup && !oldnulls[i])
+		{
+			struct varlena *old = (struct varlena *) DatumGetPointer(oldvals[i]);
+
+			if (stored_raw_size(old) == VARSIZE_ANY_EXHDR(plain))
+			{
+				struct varlena *oldplain = cx_plain_value(old, RelationGetRelid(rel),
+														  NameStr(att->attname));
+
+				if (memcmp(VARDATA_ANY(oldplain), VARDATA_ANY(plain),
+						   VARSIZE_ANY_EXHDR(plain)) == 0)
+				{
+					vals[i] = oldvals[i];
+					continue;
+				}
+			}
+		}
+
+		if (s->codec->id == CX_CODEC_NONE ||
+			VARSIZE_ANY_EXHDR(plain) < (Size) s->min_size)
+		{
+			vals[i] = PointerGetDatum(plain);
+			continue;
+		}
+		enc = cx_encode(plain, s->codec, s->level);
+		vals[i] = PointerGetDatum(enc ? enc : plain);
+	}
+
+	/*
+	 * Heap's toaster must never meet an inline zstd value in a row it has to
+	 * shrink: move them out of line ourselves, largest first, until the row
+	 * fits the toast target.
+	 */
+	hoff = SizeofHeapTupleHeader;
+	if (hasnulls)
+		hoff += BITMAPLEN(natts);
+	hoff = MAXALIGN(hoff);
+	maxDataLen = RelationGetToastTupleTarget(rel, TOAST_TUPLE_TARGET) - hoff;
+
+	while (OidIsValid(rel->rd_rel->reltoastrelid) &&
+		   heap_compute_data_size(desc, vals, nulls) > maxDataLen)
+	{
+		int			biggest = -1;
+		Size		biggest_size = 0;
+
+		for (int i = 0; i < natts; i++)
+		{
+			struct varlena *v;
+
+			if (nulls[i] || TupleDescAttr(desc, i)->attlen != -1)
+				continue;
+			v = (struct varlena *) DatumGetPointer(vals[i]);
+			if (is_own_inline(v) && VARSIZE(v) > biggest_size)
+			{
+				biggest = i;
+				biggest_size = VARSIZE(v);
+			}
+		}
+		if (biggest < 0)
+			break;
+		vals[biggest] = PointerGetDatum(cx_externalize(rel,
+													   (struct varlena *) DatumGetPointer(vals[biggest]),
+													   options & ~HEAP_INSERT_SPECULATIVE));
+		if (created_refs)
+			*created_refs = lappend(*created_refs, DatumGetPointer(vals[biggest]));
+	}
+
+	return heap_form_tuple(desc, vals, nulls);
+}
+
+/*
+ * Delete the out-of-line values tuple references, except those keep (a
+ * newer version of the row) references too.
+ */
+void
+cx_delete_refs(Relation rel, HeapTuple tuple, HeapTuple keep, bool is_speculative)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	int			natts = desc->natts;
+	Datum	   *vals = palloc(sizeof(Datum) * natts);
+	bool	   *nulls = palloc(sizeof(bool) * natts);
+	Datum	   *keepvals = NULL;
+	bool	   *keepnulls = NULL;
+
+	heap_deform_tuple(tuple, desc, vals, nulls);
+	for (int i = 0; i < natts; i++)
+	{
+		struct varlena *v = (struct varlena *) DatumGetPointer(vals[i]);
+		bool		kept = false;
+
+		if (nulls[i] || TupleDescAttr(desc, i)->attlen != -1 ||
+			!cx_is_own_datum(v) || VARSIZE(v) != CX_REF_SIZE)
+			continue;
+		if (keep && keepvals == NULL)
+		{
+			keepvals = palloc(sizeof(Datum) * natts);
+			keepnulls = palloc(sizeof(bool) * natts);
+			heap_deform_tuple(keep, desc, keepvals, keepnulls);
+		}
+		for (int j = 0; keep && j < natts && !kept; j++)
+			kept = !keepnulls[j] && TupleDescAttr(desc, j)->attlen == -1 &&
+				cx_same_external(v, (struct varlena *) DatumGetPointer(keepvals[j]));
+		if (!kept)
+			cx_delete_external(rel, v, is_speculative);
+	}
+}
+
+/*
+ * A palloc'd copy of the stored tuple at tid (any visibility), or NULL.
+ */
+static HeapTuple
+fetch_stored_tuple(Relation rel, ItemPointer tid)
+{
+	HeapTupleData tuple;
+	Buffer		buf = InvalidBuffer;
+	HeapTuple	copy = NULL;
+
+	tuple.t_self = *tid;
+	if (heap_fetch(rel, SnapshotAny, &tuple, &buf, true))
+		copy = heap_copytuple(&tuple);
+	if (BufferIsValid(buf))
+		ReleaseBuffer(buf);
+	return copy;
+}
+
+static MemoryContext
+begin_encode(MemoryContext *cxt)
+{
+	*cxt = AllocSetContextCreate(CurrentMemoryContext, "compressx encode",
+								 ALLOCSET_DEFAULT_SIZES);
+	return MemoryContextSwitchTo(*cxt);
+}
+
+/* Encode the slot's row for rel, in the current memory context. */
+static HeapTuple
+encode_slot(Relation rel, TupleTableSlot *slot, HeapTuple oldtup, int options,
+			List **created_refs)
+{
+	CxColumnSetting *settings = palloc(sizeof(CxColumnSetting) *
+									   Max(RelationGetDescr(rel)->natts, 1));
+	HeapTuple	tuple;
+
+	cx_resolve_settings(rel, settings);
+	slot_getallattrs(slot);
+	tuple = cx_encode_row(rel, settings, slot->tts_values, slot->tts_isnull,
+						  oldtup, options, created_refs);
+	tuple->t_tableOid = RelationGetRelid(rel);
+	return tuple;
+}
+
+void
+cx_tuple_insert(Relation rel, TupleTableSlot *slot, CommandId cid,
+				int options, struct BulkInsertStateData *bistate)
+{
+	MemoryContext cxt;
+	MemoryContext oldcxt = begin_encode(&cxt);
+	HeapTuple	tuple = encode_slot(rel, slot, NULL, options, NULL);
+
+	heap_insert(rel, tuple, cid, options, bistate);
+	slot->tts_tableOid = RelationGetRelid(rel);
+	slot->tts_tid = tuple->t_self;
+	MemoryContextSwitchTo(oldcxt);
+	MemoryContextDelete(cxt);
+}
+
+void
+cx_tuple_insert_speculative(Relation rel, TupleTableSlot *slot, CommandId cid,
+							int options, struct BulkInsertStateData *bistate,
+							uint32 specToken)
+{
+	MemoryContext cxt;
+	MemoryContext oldcxt = begin_encode(&cxt);
+	HeapTuple	tuple = encode_slot(rel, slot, NULL, options, NULL);
+
+	HeapTupleHeaderSetSpeculativeToken(tuple->t_data, specToken);
+	heap_insert(rel, tuple, cid, options | HEAP_INSERT_SPECULATIVE, bistate);
+	slot->tts_tableOid = RelationGetRelid(rel);
+	slot->tts_tid = tuple->t_self;
+	MemoryContextSwitchTo(oldcxt);
+	MemoryContextDelete(cxt);
+}
+
+void
+cx_tuple_complete_speculative(Relation rel, TupleTableSlot *slot,
+							  uint32 specToken, bool succeeded)
+{
+	if (succeeded)
+		heap_finish_speculative(rel, &slot->tts_tid);
+	else
+	{
+		HeapTuple	stored = fetch_stored_tuple(rel, &slot->tts_tid);
+
+		if (stored)
+		{
+			cx_delete_refs(rel, stored, NULL, true);
+			heap_freetuple(stored);
+		}
+		heap_abort_speculative(rel, &slot->tts_tid);
+	}
+}
+
+void
+cx_multi_insert(Relation rel, TupleTableSlot **slots, int nslots,
+				CommandId cid, int options, struct BulkInsertStateData *bistate)
+{
+	MemoryContext cxt;
+	MemoryContext oldcxt = begin_encode(&cxt);
+	TupleDesc	desc = RelationGetDescr(rel);
+	CxColumnSetting *settings = palloc(sizeof(CxColumnSetting) * Max(desc->natts, 1));
+	TupleTableSlot **hslots = palloc(sizeof(TupleTableSlot *) * nslots);
+
+	cx_resolve_settings(rel, settings);
+	for (int i = 0; i < nslots; i++)
+	{
+		HeapTuple	tuple;
+
+		slot_getallattrs(slots[i]);
+		tuple = cx_encode_row(rel, settings, slots[i]->tts_values,
+							  slots[i]->tts_isnull, NULL, options, NULL);
+		hslots[i] = MakeSingleTupleTableSlot(desc, &TTSOpsHeapTuple);
+		ExecStoreHeapTuple(tuple, hslots[i], false);
+	}
+
+	heap_multi_insert(rel, hslots, nslots, cid, options, bistate);
+
+	for (int i = 0; i < nslots; i++)
+	{
+		slots[i]->tts_tableOid = RelationGetRelid(rel);
+		slots[i]->tts_tid = hslots[i]->tts_tid;
+		ExecDropSingleTupleTableSlot(hslots[i]);
+	}
+	MemoryContextSwitchTo(oldcxt);
+	MemoryContextDelete(cxt);
+}
+
+TM_Result
+cx_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
+				Snapshot snapshot, Snapshot crosscheck, bool wait,
+				TM_FailureData *tmfd, bool changingPart)
+{
+	TM_Result	result;
+
+	result = cx_heap->tuple_delete(rel, tid, cid, snapshot, crosscheck, wait,
+								   tmfd, changingPart);
+	if (result == TM_Ok && OidIsValid(rel->rd_rel->reltoastrelid))
+	{
+		HeapTuple	stored = fetch_stored_tuple(rel, tid);
+
+		if (stored)
+		{
+			cx_delete_refs(rel, stored, NULL, false);
+			heap_freetuple(stored);
+		}
+	}
+	return result;
+}
+
+TM_Result
+cx_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
+				CommandId cid, Snapshot snapshot, Snapshot crosscheck,
+				bool wait, TM_FailureData *tmfd, LockTupleMode *lockmode,
+				bool *update_indexes)
+{
+	MemoryContext cxt;
+	MemoryContext oldcxt = begin_encode(&cxt);
+	HeapTuple	oldtup = fetch_stored_tuple(rel, otid);
+	List	   *created = NIL;
+	HeapTuple	newtup = encode_slot(rel, slot, oldtup, 0, &created);
+	TM_Result	result;
+	ListCell   *lc;
+
+	result = heap_update(rel, otid, newtup, cid, crosscheck, wait, tmfd, lockmode);
+	slot->tts_tableOid = RelationGetRelid(rel);
+	slot->tts_tid = newtup->t_self;
+	*update_indexes = result == TM_Ok && !HeapTupleIsHeapOnly(newtup);
+
+	if (result == TM_Ok)
+	{
+		if (oldtup)
+			cx_delete_refs(rel, oldtup, newtup, false);
+	}
+	else
+	{
+		/* the new version was never stored: drop what was saved for it */
+		foreach(lc, created)
+			cx_delete_external(rel, (struct varlena *) lfirst(lc), false);
+	}
+	MemoryContextSwitchTo(oldcxt);
+	MemoryContextDelete(cxt);
+	return result;
+}
+
+/* CLUSTER / VACUUM FULL: every value re-encoded to the current settings. */
+static HeapTuple
+cluster_reform(Relation NewHeap, Datum *values, bool *isnull, bool live,
+			   void *arg)
+{
+	return cx_encode_row(NewHeap, (CxColumnSetting *) arg, values, isnull,
+						 NULL, HEAP_INSERT_NO_LOGICAL, NULL);
+}
+
+void
+cx_relation_copy_for_cluster(Relation OldTable, Relation NewTable,
+							 Relation OldIndex, bool use_sort,
+							 TransactionId OldestXmin,
+							 TransactionId *xid_cutoff,
+							 MultiXactId *multi_cutoff,
+							 double *num_tuples, double *tups_vacuumed,
+							 double *tups_recently_dead)
+{
+	CxColumnSetting *settings = palloc(sizeof(CxColumnSetting) *
+									   Max(RelationGetDescr(NewTable)->natts, 1));
+
+	cx_resolve_settings(NewTable, settings);
+	cx_rewrite_copy(OldTable, NewTable, OldIndex, use_sort, OldestXmin,
+					*xid_cutoff, *multi_cutoff, cluster_reform, settings,
+					num_tuples, tups_vacuumed, tups_recently_dead);
+	pfree(settings);
+}

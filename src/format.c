@@ -1,0 +1,326 @@
+/*-------------------------------------------------------------------------
+ *
+ * format.c
+ *	  Encoding and decoding of values stored in compressx tables.
+ *
+ * See format.h for the layout.  Every field read from disk is validated
+ * before use: damaged values raise ERRCODE_DATA_CORRUPTED naming the
+ * relation and column, never a crash and never wrong bytes (zstd frames
+ * carry their content checksum).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/detoast.h"
+#include "access/htup_details.h"
+#include "access/toast_compression.h"
+#include "access/toast_internals.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/syscache.h"
+
+#include "compat.h"
+#include "format.h"
+
+/* va_tcinfo of an own value */
+static inline void
+set_tcinfo(struct varlena *v, uint32 rawlen, uint32 method)
+{
+	((varattrib_4b *) v)->va_compressed.va_tcinfo =
+		rawlen | (method << VARLENA_EXTSIZE_BITS);
+}
+
+/* Stored size of a plain value of rawlen bytes (short header if it fits). */
+static inline int32
+plain_stored_size(int32 rawlen)
+{
+	return rawlen + (rawlen + VARHDRSZ_SHORT <= VARATT_SHORT_MAX ?
+					 VARHDRSZ_SHORT : VARHDRSZ);
+}
+
+static void
+report_corrupt(Oid relid, const char *attname, const char *detail)
+{
+	char	   *relname = OidIsValid(relid) ? get_rel_name(relid) : NULL;
+
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("compressed value of column \"%s\" of relation \"%s\" is corrupt",
+					attname ? attname : "?", relname ? relname : "?"),
+			 errdetail("%s", detail)));
+}
+
+/* Rebuild core's on-disk TOAST pointer for a reference. */
+static void
+ref_to_pointer(const struct varlena *ref, char *buf)
+{
+	const char *p = (const char *) ref + VARHDRSZ_COMPRESSED;
+	struct varatt_external toast_pointer;
+	uint32		len;
+
+	memcpy(&len, p + 4, sizeof(uint32));
+	toast_pointer.va_rawsize = len + VARHDRSZ;
+	toast_pointer.va_extinfo = len;
+	memcpy(&toast_pointer.va_valueid, p + 8, sizeof(Oid));
+	memcpy(&toast_pointer.va_toastrelid, p + 12, sizeof(Oid));
+	SET_VARTAG_EXTERNAL(buf, VARTAG_ONDISK);
+	memcpy(VARDATA_EXTERNAL(buf), &toast_pointer, sizeof(toast_pointer));
+}
+
+void
+cx_own_info(const void *ptr, CxOwnInfo *info)
+{
+	const unsigned char *body = (const unsigned char *) ptr + VARHDRSZ_COMPRESSED;
+	int32		size = VARSIZE(ptr);
+
+	info->raw_bytes = VARDATA_COMPRESSED_GET_EXTSIZE(ptr);
+	info->external = false;
+	info->stored_bytes = size;
+	info->codec_id = -1;
+	if (size < CX_INLINE_HDRSZ || body[0] != CX_FORMAT_VERSION ||
+		cx_codec_by_id(body[1]) == NULL)
+		return;
+	info->codec_id = body[1];
+	if (body[2] & CX_FLAG_EXTERNAL)
+	{
+		uint32		len;
+
+		if (size != CX_REF_SIZE)
+		{
+			info->codec_id = -1;
+			return;
+		}
+		memcpy(&len, body + 4, sizeof(uint32));
+		info->external = true;
+		info->stored_bytes = len;
+	}
+}
+
+/* Error context while fetching an out-of-line value. */
+typedef struct FetchContext
+{
+	Oid			relid;
+	const char *attname;
+} FetchContext;
+
+static void
+fetch_error_callback(void *arg)
+{
+	FetchContext *fc = (FetchContext *) arg;
+	char	   *relname = OidIsValid(fc->relid) ? get_rel_name(fc->relid) : NULL;
+
+	errcontext("reading compressx value of column \"%s\" of relation \"%s\"",
+			   fc->attname ? fc->attname : "?", relname ? relname : "?");
+}
+
+static Oid
+relation_toast_oid(Oid relid)
+{
+	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	Oid			toastoid;
+
+	if (!HeapTupleIsValid(tup))
+		return InvalidOid;
+	toastoid = ((Form_pg_class) GETSTRUCT(tup))->reltoastrelid;
+	ReleaseSysCache(tup);
+	return toastoid;
+}
+
+struct varlena *
+cx_decode(const struct varlena *value, Oid relid, const char *attname)
+{
+	int32		size = VARSIZE(value);
+	uint32		rawlen = VARDATA_COMPRESSED_GET_EXTSIZE(value);
+	const unsigned char *body = (const unsigned char *) value + VARHDRSZ_COMPRESSED;
+	int32		bodylen = size - VARHDRSZ_COMPRESSED;
+	struct varlena *fetched = NULL;
+	const CxCodec *codec;
+	struct varlena *result;
+
+	if (size < CX_INLINE_HDRSZ)
+		report_corrupt(relid, attname, "The stored value is shorter than its header.");
+	if (body[0] != CX_FORMAT_VERSION)
+		report_corrupt(relid, attname, psprintf("Unknown stored format version %d.", body[0]));
+
+	if (body[2] & CX_FLAG_EXTERNAL)
+	{
+		char		ptrbuf[TOAST_POINTER_SIZE];
+		struct varatt_external toast_pointer;
+		ErrorContextCallback errcb;
+		FetchContext fc = {relid, attname};
+
+		if (size != CX_REF_SIZE)
+			report_corrupt(relid, attname, "An out-of-line reference has the wrong size.");
+		ref_to_pointer(value, ptrbuf);
+		VARATT_EXTERNAL_GET_POINTER(toast_pointer, ptrbuf);
+		if (OidIsValid(relid) && toast_pointer.va_toastrelid != relation_toast_oid(relid))
+			report_corrupt(relid, attname,
+						   "An out-of-line reference names a relation that is not the table's TOAST relation.");
+		if (toast_pointer.va_extinfo < 3 || toast_pointer.va_extinfo > MaxAllocSize - VARHDRSZ)
+			report_corrupt(relid, attname, "An out-of-line reference has an impossible length.");
+
+		errcb.callback = fetch_error_callback;
+		errcb.arg = &fc;
+		errcb.previous = error_context_stack;
+		error_context_stack = &errcb;
+		fetched = detoast_external_attr((struct varlena *) ptrbuf);
+		error_context_stack = errcb.previous;
+
+		if (VARATT_IS_EXTENDED(fetched) ||
+			VARSIZE(fetched) - VARHDRSZ != (int32) toast_pointer.va_extinfo)
+			report_corrupt(relid, attname, "An out-of-line value does not have its recorded length.");
+		if (((unsigned char *) VARDATA(fetched))[1] != body[1] ||
+			((unsigned char *) VARDATA(fetched))[0] != CX_FORMAT_VERSION ||
+			((unsigned char *) VARDATA(fetched))[2] != 0)
+			report_corrupt(relid, attname, "An out-of-line value does not match its reference.");
+		body = (const unsigned char *) VARDATA(fetched);
+		bodylen = VARSIZE(fetched) - VARHDRSZ;
+	}
+	else if (body[2] != 0)
+		report_corrupt(relid, attname, psprintf("Unknown flags 0x%02x.", body[2]));
+
+	codec = cx_codec_by_id(body[1]);
+	if (codec == NULL || codec->id != CX_CODEC_ZSTD)
+		report_corrupt(relid, attname, psprintf("Unknown codec id %d.", body[1]));
+	if (rawlen > MaxAllocSize - VARHDRSZ ||
+		!cx_codec_plausible_rawlen(codec, (const char *) body + 3, bodylen - 3, (int32) rawlen))
+		report_corrupt(relid, attname,
+					   psprintf("The value declares %u bytes, implausible for %d bytes of %s data.",
+								rawlen, bodylen - 3, codec->name));
+
+	result = (struct varlena *) palloc(VARHDRSZ + rawlen);
+	if (!cx_codec_decompress(codec, (const char *) body + 3, bodylen - 3,
+							 VARDATA(result), (int32) rawlen))
+		report_corrupt(relid, attname,
+					   psprintf("The %s data does not decode to the declared %u bytes.",
+								codec->name, rawlen));
+	SET_VARSIZE(result, VARHDRSZ + rawlen);
+	if (fetched)
+		pfree(fetched);
+	return result;
+}
+
+struct varlena *
+cx_plain_value(struct varlena *value, Oid relid, const char *attname)
+{
+	if (VARATT_IS_4B_C(value) && cx_is_own_datum(value))
+		return cx_decode(value, relid, attname);
+	if (VARATT_IS_EXTENDED(value) && !VARATT_IS_SHORT(value))
+		return detoast_attr(value);
+	return value;
+}
+
+struct varlena *
+cx_encode(const struct varlena *plain, const CxCodec *codec, int level)
+{
+	int32		rawlen = VARSIZE_ANY_EXHDR(plain);
+	const char *raw = VARDATA_ANY(plain);
+
+	switch (codec->id)
+	{
+		case CX_CODEC_NONE:
+			return NULL;
+
+		case CX_CODEC_PGLZ:
+			return (struct varlena *)
+				DatumGetPointer(toast_compress_datum(PointerGetDatum(plain),
+													 TOAST_PGLZ_COMPRESSION));
+
+		case CX_CODEC_LZ4:
+			if (level <= 1)
+				return (struct varlena *)
+					DatumGetPointer(toast_compress_datum(PointerGetDatum(plain),
+														 TOAST_LZ4_COMPRESSION));
+			else
+			{
+				int32		cap = cx_codec_bound(codec, rawlen);
+				struct varlena *out = palloc(VARHDRSZ_COMPRESSED + cap);
+				int32		n = cx_codec_compress(codec, level, raw, rawlen,
+												  (char *) out + VARHDRSZ_COMPRESSED, cap);
+
+				if (n < 0 || VARHDRSZ_COMPRESSED + n >= plain_stored_size(rawlen))
+				{
+					pfree(out);
+					return NULL;
+				}
+				SET_VARSIZE_COMPRESSED(out, VARHDRSZ_COMPRESSED + n);
+				set_tcinfo(out, rawlen, TOAST_LZ4_COMPRESSION_ID);
+				return out;
+			}
+
+		case CX_CODEC_ZSTD:
+			{
+				int32		cap = cx_codec_bound(codec, rawlen);
+				struct varlena *out = palloc(CX_INLINE_HDRSZ + cap);
+				unsigned char *body = (unsigned char *) out + VARHDRSZ_COMPRESSED;
+				int32		n = cx_codec_compress(codec, level, raw, rawlen,
+												  (char *) body + 3, cap);
+
+				if (CX_INLINE_HDRSZ + n >= plain_stored_size(rawlen))
+				{
+					pfree(out);
+					return NULL;
+				}
+				body[0] = CX_FORMAT_VERSION;
+				body[1] = CX_CODEC_ZSTD;
+				body[2] = 0;
+				SET_VARSIZE_COMPRESSED(out, CX_INLINE_HDRSZ + n);
+				set_tcinfo(out, rawlen, CX_METHOD_ID);
+				return out;
+			}
+	}
+	elog(ERROR, "invalid compressx codec id %d", (int) codec->id);
+	return NULL;
+}
+
+struct varlena *
+cx_externalize(Relation rel, const struct varlena *own, int options)
+{
+	int32		bodylen = VARSIZE(own) - VARHDRSZ_COMPRESSED;
+	struct varlena *body = palloc(VARHDRSZ + bodylen);
+	Datum		pointer;
+	struct varatt_external toast_pointer;
+	struct varlena *ref;
+	char	   *p;
+	uint32		len;
+
+	Assert(cx_is_own_datum(own));
+	SET_VARSIZE(body, VARHDRSZ + bodylen);
+	memcpy(VARDATA(body), (const char *) own + VARHDRSZ_COMPRESSED, bodylen);
+
+	/* An uncompressed value: toast_save_datum stores its bytes as they are. */
+	pointer = toast_save_datum(rel, PointerGetDatum(body), NULL, options);
+	VARATT_EXTERNAL_GET_POINTER(toast_pointer, DatumGetPointer(pointer));
+
+	ref = palloc0(CX_REF_SIZE);
+	SET_VARSIZE_COMPRESSED(ref, CX_REF_SIZE);
+	set_tcinfo(ref, VARDATA_COMPRESSED_GET_EXTSIZE(own), CX_METHOD_ID);
+	p = (char *) ref + VARHDRSZ_COMPRESSED;
+	p[0] = CX_FORMAT_VERSION;
+	p[1] = ((const char *) own)[VARHDRSZ_COMPRESSED + 1];
+	p[2] = CX_FLAG_EXTERNAL;
+	len = toast_pointer.va_extinfo;
+	memcpy(p + 4, &len, sizeof(uint32));
+	memcpy(p + 8, &toast_pointer.va_valueid, sizeof(Oid));
+	memcpy(p + 12, &toast_pointer.va_toastrelid, sizeof(Oid));
+	pfree(body);
+	pfree(DatumGetPointer(pointer));
+	return ref;
+}
+
+void
+cx_delete_external(Relation rel, const struct varlena *ref, bool is_speculative)
+{
+	char		ptrbuf[TOAST_POINTER_SIZE];
+
+	ref_to_pointer(ref, ptrbuf);
+	toast_delete_datum(rel, PointerGetDatum(ptrbuf), is_speculative);
+}
+
+bool
+cx_same_external(const struct varlena *a, const struct varlena *b)
+{
+	return VARSIZE(a) == CX_REF_SIZE && VARSIZE(b) == CX_REF_SIZE &&
+		memcmp(a, b, CX_REF_SIZE) == 0;
+}

@@ -1,0 +1,98 @@
+/*-------------------------------------------------------------------------
+ *
+ * format.h
+ *	  Stored format of values in compressx tables.
+ *
+ * pglz and lz4 values are stored in core's own format (inline compressed
+ * varlena with method bits 0 or 1, or core TOAST), which core reads
+ * natively.  zstd values use compressx's own format, recognizable by the
+ * method bits 2 that core never writes:
+ *
+ *	  inline:  4-byte compressed varlena header | va_tcinfo (raw size,
+ *			   method 2) | version | codec id | flags (0) | zstd frame
+ *	  reference (CX_FLAG_EXTERNAL), exactly CX_REF_SIZE = 24 bytes:
+ *			   header | va_tcinfo | version | codec id | flags | 0 |
+ *			   stored length | TOAST value id | TOAST relation id
+ *
+ * A reference points to an *uncompressed* TOAST value (saved with
+ * toast_save_datum) holding "version | codec id | flags (0) | zstd frame".
+ * References are never larger than MAXALIGN(TOAST_POINTER_SIZE), so heap's
+ * toaster never moves them, and it never hands a method-2 value to
+ * toast_save_datum (which only accepts pglz and lz4).
+ *
+ * The version byte is an on-disk contract: pg_upgrade copies files as they
+ * are.  Never change the meaning of a version; add one.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef COMPRESSX_FORMAT_H
+#define COMPRESSX_FORMAT_H
+
+#include "access/tupdesc.h"
+#include "utils/rel.h"
+
+#include "codec.h"
+
+#define CX_FORMAT_VERSION		1
+#define CX_METHOD_ID			2	/* va_tcinfo method bits of own values */
+#define CX_FLAG_EXTERNAL		0x01
+#define CX_INLINE_HDRSZ			(VARHDRSZ_COMPRESSED + 3)
+#define CX_REF_SIZE				24
+
+/* Whether a stored varlena is in compressx's own format (method bits 2). */
+static inline bool
+cx_is_own_datum(const void *ptr)
+{
+	return VARATT_IS_4B_C(ptr) &&
+		VARDATA_COMPRESSED_GET_COMPRESS_METHOD(ptr) == CX_METHOD_ID;
+}
+
+/* Describe an own value without decoding it (for inspection). */
+typedef struct CxOwnInfo
+{
+	int			codec_id;		/* -1 if the header is damaged */
+	bool		external;
+	int64		raw_bytes;
+	int64		stored_bytes;	/* inline size, or TOAST payload size */
+} CxOwnInfo;
+
+extern void cx_own_info(const void *ptr, CxOwnInfo *info);
+
+/*
+ * Decode an own value into a plain varlena palloc'd in the current memory
+ * context.  Damaged data raises ERRCODE_DATA_CORRUPTED naming relid's
+ * relation and attname.
+ */
+extern struct varlena *cx_decode(const struct varlena *value, Oid relid,
+								 const char *attname);
+
+/*
+ * Plain (decoded, detoasted, flattened) form of any value a caller hands to
+ * compressx; returns the input itself when it is already plain.
+ */
+extern struct varlena *cx_plain_value(struct varlena *value, Oid relid,
+									  const char *attname);
+
+/*
+ * Encode a plain value with codec/level.  Returns the stored form, or NULL
+ * when the value should be stored as it is (the codec does not shrink it).
+ * pglz and lz4 produce core's format, zstd compressx's inline format.
+ */
+extern struct varlena *cx_encode(const struct varlena *plain,
+								 const CxCodec *codec, int level);
+
+/*
+ * Move an inline own value out of line: save its body as an uncompressed
+ * TOAST value of rel and return the 24-byte reference.
+ */
+extern struct varlena *cx_externalize(Relation rel, const struct varlena *own,
+									  int options);
+
+/* Delete the TOAST value a reference points to (same transaction). */
+extern void cx_delete_external(Relation rel, const struct varlena *ref,
+							   bool is_speculative);
+
+/* Whether two references name the same TOAST value. */
+extern bool cx_same_external(const struct varlena *a, const struct varlena *b);
+
+#endif							/* COMPRESSX_FORMAT_H */

@@ -1,0 +1,265 @@
+/*-------------------------------------------------------------------------
+ *
+ * rewrite.c
+ *	  The copy loop shared by recompress_table() and by CLUSTER / VACUUM
+ *	  FULL on compressx tables (relation_copy_for_cluster).
+ *
+ * Each tuple version is classified with HeapTupleSatisfiesVacuum against
+ * OldestXmin: dead ones are dropped (rewrite_heap_dead_tuple keeps update
+ * chains consistent), the others are reformed by the caller's callback and
+ * written with rewrite_heap_tuple, which keeps xmin, xmax and ctid chains,
+ * so snapshots older than the rewrite read the same rows afterwards.  With
+ * use_sort the tuples are sorted by OldIndex first; they are sorted in
+ * their decoded form, so index keys are computed on decoded values.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/genam.h"
+#include "access/heapam.h"
+#include "access/relscan.h"
+#include "access/htup_details.h"
+#include "access/rewriteheap.h"
+#include "access/tableam.h"
+#include "access/xact.h"
+#include "catalog/catalog.h"
+#include "commands/progress.h"
+#include "executor/tuptable.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "storage/bufmgr.h"
+#include "utils/memutils.h"
+#include "utils/tuplesort.h"
+
+#include "compressx.h"
+#include "rewrite.h"
+#include "slot.h"
+
+/*
+ * The stored tuple and buffer behind a slot filled by a scan: compressx
+ * slots hold it in their child.
+ */
+static HeapTuple
+stored_tuple(TupleTableSlot *slot, Buffer *buf)
+{
+	TupleTableSlot *bslot = TTS_IS_COMPRESSX(slot) ? cx_slot_valid_child(slot) : slot;
+
+	Assert(bslot && TTS_IS_BUFFERTUPLE(bslot));
+	*buf = ((BufferHeapTupleTableSlot *) bslot)->buffer;
+	return ExecFetchSlotHeapTuple(bslot, false, NULL);
+}
+
+/*
+ * Classify a tuple version for copying: returns false if it is dead.
+ * *live: visible to everybody (or inserted by our own transaction).
+ */
+static bool
+keep_tuple(Relation rel, HeapTuple tuple, Buffer buf, TransactionId OldestXmin,
+		   bool *live, double *recently_dead)
+{
+	bool		keep = true;
+
+	*live = false;
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	switch (HeapTupleSatisfiesVacuum(tuple, OldestXmin, buf))
+	{
+		case HEAPTUPLE_DEAD:
+			keep = false;
+			break;
+		case HEAPTUPLE_LIVE:
+			*live = true;
+			break;
+		case HEAPTUPLE_RECENTLY_DEAD:
+			*recently_dead += 1;
+			break;
+		case HEAPTUPLE_INSERT_IN_PROGRESS:
+			/* we hold AccessExclusiveLock: only our own transaction */
+			if (!TransactionIdIsCurrentTransactionId(HeapTupleHeaderGetXmin(tuple->t_data)))
+				elog(WARNING, "concurrent insert in progress within table \"%s\"",
+					 RelationGetRelationName(rel));
+			*live = true;
+			break;
+		case HEAPTUPLE_DELETE_IN_PROGRESS:
+			if (!TransactionIdIsCurrentTransactionId(HeapTupleHeaderGetUpdateXid(tuple->t_data)))
+				elog(WARNING, "concurrent delete in progress within table \"%s\"",
+					 RelationGetRelationName(rel));
+			*recently_dead += 1;
+			break;
+		default:
+			elog(ERROR, "unexpected HeapTupleSatisfiesVacuum result");
+	}
+	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+	return keep;
+}
+
+/* Reform and write one tuple; header comes from old. */
+static void
+write_tuple(RewriteState rwstate, Relation NewHeap, HeapTuple old,
+			Datum *values, bool *isnull, bool live, CxReformFn reform, void *arg)
+{
+	TupleDesc	desc = RelationGetDescr(NewHeap);
+	HeapTuple	copied;
+
+	for (int i = 0; i < desc->natts; i++)
+		if (TupleDescAttr(desc, i)->attisdropped)
+			isnull[i] = true;
+	copied = reform(NewHeap, values, isnull, live, arg);
+	rewrite_heap_tuple(rwstate, old, copied);
+}
+
+void
+cx_rewrite_copy(Relation OldHeap, Relation NewHeap, Relation OldIndex,
+				bool use_sort, TransactionId OldestXmin,
+				TransactionId FreezeXid, MultiXactId MultiXactCutoff,
+				CxReformFn reform, void *arg, double *num_tuples,
+				double *tups_vacuumed, double *tups_recently_dead)
+{
+	TupleDesc	desc = RelationGetDescr(OldHeap);
+	RewriteState rwstate;
+	TableScanDesc tscan = NULL;
+	IndexScanDesc iscan = NULL;
+	Tuplesortstate *sort = NULL;
+	TupleTableSlot *slot;
+	MemoryContext tuplecxt;
+	MemoryContext oldcxt;
+	BlockNumber prev_block = InvalidBlockNumber;
+	Datum	   *values = palloc(sizeof(Datum) * Max(desc->natts, 1));
+	bool	   *isnull = palloc(sizeof(bool) * Max(desc->natts, 1));
+	const int	count_idx[] = {PROGRESS_CLUSTER_HEAP_TUPLES_SCANNED,
+	PROGRESS_CLUSTER_HEAP_TUPLES_WRITTEN};
+	int64		count_val[2];
+
+	rwstate = begin_heap_rewrite(OldHeap, NewHeap, OldestXmin, FreezeXid,
+								 MultiXactCutoff);
+	tuplecxt = AllocSetContextCreate(CurrentMemoryContext, "compressx rewrite tuple",
+									 ALLOCSET_DEFAULT_SIZES);
+	slot = table_slot_create(OldHeap, NULL);
+
+	if (use_sort)
+		sort = tuplesort_begin_cluster(desc, OldIndex, maintenance_work_mem,
+									   NULL, TUPLESORT_NONE);
+	if (OldIndex != NULL && !use_sort)
+	{
+		pgstat_progress_update_param(PROGRESS_CLUSTER_PHASE,
+									 PROGRESS_CLUSTER_PHASE_INDEX_SCAN_HEAP);
+		pgstat_progress_update_param(PROGRESS_CLUSTER_INDEX_RELID,
+									 RelationGetRelid(OldIndex));
+		iscan = index_beginscan(OldHeap, OldIndex, SnapshotAny, 0, 0);
+		index_rescan(iscan, NULL, 0, NULL, 0);
+	}
+	else
+	{
+		pgstat_progress_update_param(PROGRESS_CLUSTER_PHASE,
+									 PROGRESS_CLUSTER_PHASE_SEQ_SCAN_HEAP);
+		tscan = table_beginscan(OldHeap, SnapshotAny, 0, NULL);
+		pgstat_progress_update_param(PROGRESS_CLUSTER_TOTAL_HEAP_BLKS,
+									 ((HeapScanDesc) tscan)->rs_nblocks);
+	}
+
+	for (;;)
+	{
+		HeapTuple	tuple;
+		Buffer		buf;
+		bool		live;
+
+		CHECK_FOR_INTERRUPTS();
+		if (iscan)
+		{
+			if (!index_getnext_slot(iscan, ForwardScanDirection, slot))
+				break;
+			if (iscan->xs_recheck)
+				elog(ERROR, "CLUSTER does not support lossy index conditions");
+		}
+		else
+		{
+			if (!table_scan_getnextslot(tscan, ForwardScanDirection, slot))
+				break;
+			if (prev_block != ((HeapScanDesc) tscan)->rs_cblock)
+			{
+				prev_block = ((HeapScanDesc) tscan)->rs_cblock;
+				pgstat_progress_update_param(PROGRESS_CLUSTER_HEAP_BLKS_SCANNED,
+											 prev_block + 1);
+				if (cx_debug_rewrite_delay_ms > 0)
+					pg_usleep(cx_debug_rewrite_delay_ms * 1000L);
+			}
+		}
+
+		tuple = stored_tuple(slot, &buf);
+		if (!keep_tuple(OldHeap, tuple, buf, OldestXmin, &live, tups_recently_dead))
+		{
+			*tups_vacuumed += 1;
+			/* the rewrite module must see it to keep update chains right */
+			if (rewrite_heap_dead_tuple(rwstate, tuple))
+			{
+				/* an earlier recently-dead tuple turned out dead */
+				*tups_vacuumed += 1;
+				*tups_recently_dead -= 1;
+			}
+			continue;
+		}
+
+		*num_tuples += 1;
+		oldcxt = MemoryContextSwitchTo(tuplecxt);
+		if (sort)
+		{
+			/* sort decoded copies: index keys must see decoded values */
+			HeapTuple	copy = ExecCopySlotHeapTuple(slot);
+
+			MemoryContextSwitchTo(oldcxt);
+			tuplesort_putheaptuple(sort, copy);
+			pgstat_progress_update_param(PROGRESS_CLUSTER_HEAP_TUPLES_SCANNED,
+										 (int64) *num_tuples);
+		}
+		else
+		{
+			slot_getallattrs(slot);
+			memcpy(values, slot->tts_values, sizeof(Datum) * desc->natts);
+			memcpy(isnull, slot->tts_isnull, sizeof(bool) * desc->natts);
+			write_tuple(rwstate, NewHeap, tuple, values, isnull, live, reform, arg);
+			MemoryContextSwitchTo(oldcxt);
+			count_val[0] = count_val[1] = (int64) *num_tuples;
+			pgstat_progress_update_multi_param(2, count_idx, count_val);
+		}
+		MemoryContextReset(tuplecxt);
+	}
+
+	if (tscan)
+	{
+		pgstat_progress_update_param(PROGRESS_CLUSTER_HEAP_BLKS_SCANNED,
+									 ((HeapScanDesc) tscan)->rs_nblocks);
+		table_endscan(tscan);
+	}
+	if (iscan)
+		index_endscan(iscan);
+	ExecDropSingleTupleTableSlot(slot);
+
+	if (sort)
+	{
+		HeapTuple	tuple;
+		int64		written = 0;
+
+		pgstat_progress_update_param(PROGRESS_CLUSTER_PHASE,
+									 PROGRESS_CLUSTER_PHASE_SORT_TUPLES);
+		tuplesort_performsort(sort);
+		pgstat_progress_update_param(PROGRESS_CLUSTER_PHASE,
+									 PROGRESS_CLUSTER_PHASE_WRITE_NEW_HEAP);
+		while ((tuple = tuplesort_getheaptuple(sort, true)) != NULL)
+		{
+			CHECK_FOR_INTERRUPTS();
+			oldcxt = MemoryContextSwitchTo(tuplecxt);
+			heap_deform_tuple(tuple, desc, values, isnull);
+			/* liveness is not known after sorting: count as live */
+			write_tuple(rwstate, NewHeap, tuple, values, isnull, true, reform, arg);
+			MemoryContextSwitchTo(oldcxt);
+			MemoryContextReset(tuplecxt);
+			pgstat_progress_update_param(PROGRESS_CLUSTER_HEAP_TUPLES_WRITTEN, ++written);
+		}
+		tuplesort_end(sort);
+	}
+
+	end_heap_rewrite(rwstate);
+	MemoryContextDelete(tuplecxt);
+	pfree(values);
+	pfree(isnull);
+}

@@ -1,0 +1,573 @@
+/*-------------------------------------------------------------------------
+ *
+ * settings.c
+ *	  Per-column codec settings: compressx.set_column_codec(),
+ *	  compressx.reset_column_codec(), their cache, and the GUC defaults.
+ *
+ * Settings live in the extension table compressx.column_settings, keyed by
+ * (relid regclass, attname): pg_dump writes regclass values as names, so a
+ * restore maps them to the new OIDs, and config-dump marks the rows for
+ * dumping.  attnum is kept only to follow column renames (the event trigger
+ * compressx.on_ddl_end).  A row trigger invalidates the relcache of the
+ * table whose settings change; the per-relation cache here is dropped on
+ * that invalidation.
+ *
+ * The transient heap of a table rewrite ("pg_temp_<oid>", made by ALTER
+ * TABLE .. SET ACCESS METHOD / ALTER COLUMN TYPE, VACUUM FULL, CLUSTER)
+ * resolves its settings through the original table's OID.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/relation.h"
+#include "access/table.h"
+#include "catalog/catalog.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_inherits.h"
+#include "commands/trigger.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "storage/lmgr.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/fmgroids.h"
+#include "utils/guc.h"
+#include "utils/hsearch.h"
+#include "utils/inval.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/snapmgr.h"
+#include "utils/syscache.h"
+
+#include "compat.h"
+#include "settings.h"
+
+PG_FUNCTION_INFO_V1(compressx_set_column_codec);
+PG_FUNCTION_INFO_V1(compressx_reset_column_codec);
+PG_FUNCTION_INFO_V1(compressx_column_codec_settings);
+PG_FUNCTION_INFO_V1(compressx_settings_changed);
+
+int			cx_default_codec = CX_CODEC_ZSTD;
+int			cx_default_level = 0;
+int			cx_min_size = 64;
+
+const struct config_enum_entry cx_codec_options[] = {
+	{"none", CX_CODEC_NONE, false},
+	{"pglz", CX_CODEC_PGLZ, false},
+	{"lz4", CX_CODEC_LZ4, false},
+	{"zstd", CX_CODEC_ZSTD, false},
+	{NULL, 0, false}
+};
+
+/* Column numbers of compressx.column_settings */
+#define Anum_cs_relid		1
+#define Anum_cs_attname		2
+#define Anum_cs_attnum		3
+#define Anum_cs_codec		4
+#define Anum_cs_level		5
+#define Anum_cs_min_size	6
+#define Natts_cs			6
+
+typedef struct CachedSetting
+{
+	NameData	attname;
+	int			codec_id;
+	int			level;			/* -1000: NULL */
+	int			min_size;		/* -1: NULL */
+} CachedSetting;
+
+#define LEVEL_NULL (-1000)
+
+typedef struct SettingsEntry
+{
+	Oid			relid;			/* hash key */
+	int			count;
+	CachedSetting *items;		/* in CacheMemoryContext */
+} SettingsEntry;
+
+static HTAB *settings_cache = NULL;
+
+static void
+settings_invalidate(Datum arg, Oid relid)
+{
+	SettingsEntry *entry;
+
+	if (settings_cache == NULL)
+		return;
+	if (OidIsValid(relid))
+	{
+		entry = hash_search(settings_cache, &relid, HASH_FIND, NULL);
+		if (entry)
+		{
+			if (entry->items)
+				pfree(entry->items);
+			hash_search(settings_cache, &relid, HASH_REMOVE, NULL);
+		}
+	}
+	else
+	{
+		HASH_SEQ_STATUS status;
+
+		hash_seq_init(&status, settings_cache);
+		while ((entry = hash_seq_search(&status)) != NULL)
+		{
+			if (entry->items)
+				pfree(entry->items);
+			hash_search(settings_cache, &entry->relid, HASH_REMOVE, NULL);
+		}
+	}
+}
+
+void
+cx_settings_init(void)
+{
+	DefineCustomEnumVariable("compressx.default_codec",
+							 "Codec for columns of compressx tables without a setting of their own.",
+							 NULL,
+							 &cx_default_codec, CX_CODEC_ZSTD, cx_codec_options,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("compressx.default_level",
+							"Level for columns without a setting of their own; 0 means the codec's default.",
+							"A level outside the codec's range is replaced by the codec's default.",
+							&cx_default_level, 0, -7, 22,
+							PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("compressx.min_size",
+							"Values shorter than this many bytes are stored as they are, for columns without a setting of their own.",
+							NULL,
+							&cx_min_size, 64, 0, MaxAllocSize,
+							PGC_USERSET, GUC_UNIT_BYTE, NULL, NULL, NULL);
+	CacheRegisterRelcacheCallback(settings_invalidate, (Datum) 0);
+}
+
+static Oid
+settings_table_oid(void)
+{
+	Oid			nsp = get_namespace_oid("compressx", true);
+
+	if (!OidIsValid(nsp))
+		return InvalidOid;
+	return get_relname_relid("column_settings", nsp);
+}
+
+Oid
+cx_settings_relid(Relation rel)
+{
+	const char *name = RelationGetRelationName(rel);
+	unsigned int oid;
+	char		tail;
+
+	if (strncmp(name, "pg_temp_", 8) == 0 &&
+		sscanf(name + 8, "%u%c", &oid, &tail) == 1 && oid != 0 &&
+		SearchSysCacheExists1(RELOID, ObjectIdGetDatum((Oid) oid)))
+		return (Oid) oid;
+	return RelationGetRelid(rel);
+}
+
+static SettingsEntry *
+load_settings(Oid relid)
+{
+	SettingsEntry *entry;
+	bool		found;
+	Oid			tableoid = settings_table_oid();
+	List	   *rows = NIL;
+
+	if (settings_cache == NULL)
+	{
+		HASHCTL		ctl;
+
+		ctl.keysize = sizeof(Oid);
+		ctl.entrysize = sizeof(SettingsEntry);
+		ctl.hcxt = CacheMemoryContext;
+		settings_cache = hash_create("compressx column settings", 64, &ctl,
+									 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	}
+
+	if (OidIsValid(tableoid))
+	{
+		Relation	srel = table_open(tableoid, AccessShareLock);
+		ScanKeyData key;
+		SysScanDesc scan;
+		HeapTuple	tup;
+		Snapshot	snap = RegisterSnapshot(GetLatestSnapshot());
+
+		ScanKeyInit(&key, Anum_cs_relid, BTEqualStrategyNumber, F_OIDEQ,
+					ObjectIdGetDatum(relid));
+		scan = systable_beginscan(srel, InvalidOid, false, snap, 1, &key);
+		while ((tup = systable_getnext(scan)) != NULL)
+		{
+			Datum		values[Natts_cs];
+			bool		nulls[Natts_cs];
+			CachedSetting *cs = palloc(sizeof(CachedSetting));
+			const CxCodec *codec;
+
+			heap_deform_tuple(tup, RelationGetDescr(srel), values, nulls);
+			namestrcpy(&cs->attname, NameStr(*DatumGetName(values[Anum_cs_attname - 1])));
+			codec = cx_codec_by_name_or_error(TextDatumGetCString(values[Anum_cs_codec - 1]));
+			cs->codec_id = codec->id;
+			cs->level = nulls[Anum_cs_level - 1] ? LEVEL_NULL :
+				DatumGetInt32(values[Anum_cs_level - 1]);
+			cs->min_size = nulls[Anum_cs_min_size - 1] ? -1 :
+				DatumGetInt32(values[Anum_cs_min_size - 1]);
+			rows = lappend(rows, cs);
+		}
+		systable_endscan(scan);
+		UnregisterSnapshot(snap);
+		table_close(srel, AccessShareLock);
+	}
+
+	entry = hash_search(settings_cache, &relid, HASH_ENTER, &found);
+	entry->count = list_length(rows);
+	entry->items = entry->count > 0 ?
+		MemoryContextAlloc(CacheMemoryContext, sizeof(CachedSetting) * entry->count) : NULL;
+	for (int i = 0; i < entry->count; i++)
+		entry->items[i] = *(CachedSetting *) list_nth(rows, i);
+	list_free_deep(rows);
+	return entry;
+}
+
+static int
+level_or_default(const CxCodec *codec, int level)
+{
+	if (!codec->has_levels || level == 0 || level == LEVEL_NULL ||
+		level < codec->min_level || level > codec->max_level)
+		return codec->default_level;
+	return level;
+}
+
+void
+cx_resolve_settings(Relation rel, CxColumnSetting *out)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	Oid			relid = cx_settings_relid(rel);
+	SettingsEntry *entry = NULL;
+	const CxCodec *defcodec = cx_codec_by_id(cx_default_codec);
+
+	if (settings_cache)
+		entry = hash_search(settings_cache, &relid, HASH_FIND, NULL);
+	if (entry == NULL)
+		entry = load_settings(relid);
+
+	for (int i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+		CxColumnSetting *s = &out[i];
+
+		s->codec = defcodec;
+		s->level = level_or_default(defcodec, cx_default_level);
+		s->min_size = cx_min_size;
+		s->explicit_setting = false;
+		if (att->attisdropped || att->attlen != -1)
+			continue;
+		for (int j = 0; j < entry->count; j++)
+		{
+			CachedSetting *cs = &entry->items[j];
+
+			if (strcmp(NameStr(cs->attname), NameStr(att->attname)) != 0)
+				continue;
+			s->codec = cx_codec_by_id(cs->codec_id);
+			s->level = level_or_default(s->codec, cs->level);
+			if (cs->min_size >= 0)
+				s->min_size = cs->min_size;
+			s->explicit_setting = true;
+			break;
+		}
+	}
+}
+
+/*
+ * Run SQL against the settings table as its owner: callers have checked
+ * that the current user owns the table whose settings change.
+ */
+static void
+settings_exec(const char *sql, int nargs, Oid *types, Datum *values, const char *nulls)
+{
+	Oid			tableoid = settings_table_oid();
+	Oid			save_userid;
+	int			save_sec_context;
+	HeapTuple	tup;
+	Oid			owner;
+
+	if (!OidIsValid(tableoid))
+		elog(ERROR, "compressx.column_settings is missing");
+	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(tableoid));
+	if (!HeapTupleIsValid(tup))
+		elog(ERROR, "cache lookup failed for relation %u", tableoid);
+	owner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
+	ReleaseSysCache(tup);
+
+	GetUserIdAndSecContext(&save_userid, &save_sec_context);
+	SetUserIdAndSecContext(owner, save_sec_context | SECURITY_LOCAL_USERID_CHANGE |
+						   SECURITY_RESTRICTED_OPERATION);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (SPI_execute_with_args(sql, nargs, types, values, nulls, false, 0) < 0)
+		elog(ERROR, "SPI_execute_with_args failed: %s", sql);
+	SPI_finish();
+	SetUserIdAndSecContext(save_userid, save_sec_context);
+}
+
+/*
+ * Insert or update the setting of one column.  keep_min_size: leave an
+ * existing min_size as it is.  The caller has checked ownership and the
+ * column; the relcache of relid is invalidated by the table's trigger.
+ */
+void
+cx_store_column_setting(Oid relid, const char *attname, AttrNumber attnum,
+						const CxCodec *codec, bool level_isnull, int level,
+						bool min_size_isnull, int min_size, bool keep_min_size)
+{
+	Oid			types[7] = {OIDOID, NAMEOID, INT2OID, TEXTOID, INT4OID, INT4OID, BOOLOID};
+	Datum		values[7];
+	char		nulls[7] = {' ', ' ', ' ', ' ', ' ', ' ', ' '};
+	NameData	name;
+
+	namestrcpy(&name, attname);
+	values[0] = ObjectIdGetDatum(relid);
+	values[1] = NameGetDatum(&name);
+	values[2] = Int16GetDatum(attnum);
+	values[3] = CStringGetTextDatum(codec->name);
+	values[4] = Int32GetDatum(level);
+	nulls[4] = level_isnull ? 'n' : ' ';
+	values[5] = Int32GetDatum(min_size);
+	nulls[5] = min_size_isnull ? 'n' : ' ';
+	values[6] = BoolGetDatum(keep_min_size);
+	settings_exec("INSERT INTO compressx.column_settings AS s "
+				  "(relid, attname, attnum, codec, level, min_size) "
+				  "VALUES ($1::pg_catalog.oid::pg_catalog.regclass, $2, $3, $4, $5, $6) "
+				  "ON CONFLICT (relid, attname) DO UPDATE SET attnum = EXCLUDED.attnum, "
+				  "codec = EXCLUDED.codec, level = EXCLUDED.level, "
+				  "min_size = CASE WHEN $7 THEN s.min_size ELSE EXCLUDED.min_size END",
+				  7, types, values, nulls);
+}
+
+/*
+ * Check rel is a table the current user owns and return its relkind.
+ */
+static char
+check_settings_target(Oid relid)
+{
+	char		relkind = get_rel_relkind(relid);
+	char	   *name = get_rel_name(relid);
+
+	if (name == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", relid)));
+	if (relkind != RELKIND_RELATION && relkind != RELKIND_MATVIEW &&
+		relkind != RELKIND_PARTITIONED_TABLE)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not a table or materialized view", name)));
+	if (!cx_relation_ownercheck(relid, GetUserId()))
+		aclcheck_error(ACLCHECK_NOT_OWNER, get_relkind_objtype(relkind), name);
+	if (IsCatalogRelationOid(relid))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("cannot set codecs of system catalog \"%s\"", name)));
+	return relkind;
+}
+
+static AttrNumber
+check_settings_column(Oid relid, const char *column)
+{
+	HeapTuple	tup = SearchSysCacheAttName(relid, column);
+	Form_pg_attribute att;
+	AttrNumber	attnum;
+
+	if (!HeapTupleIsValid(tup))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_COLUMN),
+				 errmsg("column \"%s\" of relation \"%s\" does not exist",
+						column, get_rel_name(relid))));
+	att = (Form_pg_attribute) GETSTRUCT(tup);
+	attnum = att->attnum;
+	if (att->attnum <= 0 || att->attlen != -1)
+	{
+		char	   *type = format_type_be(att->atttypid);
+
+		ReleaseSysCache(tup);
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("column \"%s\" of relation \"%s\" cannot be compressed",
+						column, get_rel_name(relid)),
+				 errdetail("Its type %s is not a variable-length type.", type)));
+	}
+	ReleaseSysCache(tup);
+	return attnum;
+}
+
+/*
+ * compressx.set_column_codec(rel regclass, column_name name, codec text,
+ *							  level int DEFAULT NULL, min_size int DEFAULT NULL)
+ *
+ * On a partitioned table the setting is stored for the table and each of
+ * its existing partitions.  Takes ShareUpdateExclusiveLock on the tables.
+ */
+Datum
+compressx_set_column_codec(PG_FUNCTION_ARGS)
+{
+	Oid			relid;
+	char	   *column;
+	const CxCodec *codec;
+	List	   *rels;
+	ListCell   *lc;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("relation, column and codec must not be null"),
+				 errhint("Use compressx.reset_column_codec() to return a column to the defaults.")));
+	relid = PG_GETARG_OID(0);
+	column = NameStr(*PG_GETARG_NAME(1));
+	codec = cx_codec_by_name_or_error(text_to_cstring(PG_GETARG_TEXT_PP(2)));
+	(void) cx_codec_resolve_level(codec, PG_ARGISNULL(3),
+								  PG_ARGISNULL(3) ? 0 : PG_GETARG_INT32(3));
+	if (!PG_ARGISNULL(4) && PG_GETARG_INT32(4) < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("min_size must not be negative")));
+
+	check_settings_target(relid);
+	LockRelationOid(relid, ShareUpdateExclusiveLock);
+	check_settings_target(relid);
+
+	if (get_rel_relkind(relid) == RELKIND_PARTITIONED_TABLE)
+		rels = find_all_inheritors(relid, ShareUpdateExclusiveLock, NULL);
+	else
+		rels = list_make1_oid(relid);
+
+	foreach(lc, rels)
+	{
+		Oid			target = lfirst_oid(lc);
+
+		if (target != relid)
+			check_settings_target(target);
+		cx_store_column_setting(target, column, check_settings_column(target, column),
+								codec, PG_ARGISNULL(3), PG_ARGISNULL(3) ? 0 : PG_GETARG_INT32(3),
+								PG_ARGISNULL(4), PG_ARGISNULL(4) ? 0 : PG_GETARG_INT32(4),
+								false);
+	}
+	PG_RETURN_VOID();
+}
+
+/*
+ * compressx.reset_column_codec(rel regclass, column_name name DEFAULT NULL)
+ *	  Forget the settings of one column (NULL: all columns) of a table and
+ *	  its partitions; they follow the GUC defaults again.
+ */
+Datum
+compressx_reset_column_codec(PG_FUNCTION_ARGS)
+{
+	Oid			relid;
+	List	   *rels;
+	ListCell   *lc;
+
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("relation must not be null")));
+	relid = PG_GETARG_OID(0);
+	check_settings_target(relid);
+	LockRelationOid(relid, ShareUpdateExclusiveLock);
+	if (!PG_ARGISNULL(1))
+		(void) check_settings_column(relid, NameStr(*PG_GETARG_NAME(1)));
+
+	if (get_rel_relkind(relid) == RELKIND_PARTITIONED_TABLE)
+		rels = find_all_inheritors(relid, ShareUpdateExclusiveLock, NULL);
+	else
+		rels = list_make1_oid(relid);
+
+	foreach(lc, rels)
+	{
+		Oid			types[2] = {OIDOID, NAMEOID};
+		Datum		values[2];
+		char		nulls[2] = {' ', ' '};
+
+		check_settings_target(lfirst_oid(lc));
+		values[0] = ObjectIdGetDatum(lfirst_oid(lc));
+		values[1] = PG_ARGISNULL(1) ? (Datum) 0 : PG_GETARG_DATUM(1);
+		nulls[1] = PG_ARGISNULL(1) ? 'n' : ' ';
+		settings_exec("DELETE FROM compressx.column_settings "
+					  "WHERE relid = $1::pg_catalog.oid::pg_catalog.regclass "
+					  "AND ($2 IS NULL OR attname = $2)",
+					  2, types, values, nulls);
+	}
+	PG_RETURN_VOID();
+}
+
+/*
+ * compressx.column_codec_settings(rel regclass)
+ *	  RETURNS TABLE (column_name name, codec text, level int, min_size int,
+ *					 explicit boolean)
+ *	  The settings in effect for every variable-length column of rel.
+ */
+Datum
+compressx_column_codec_settings(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Oid			relid = PG_GETARG_OID(0);
+	Relation	rel;
+	CxColumnSetting *settings;
+	TupleDesc	desc;
+
+	InitMaterializedSRF(fcinfo, 0);
+	rel = try_relation_open(relid, AccessShareLock);
+	if (rel == NULL)
+		return (Datum) 0;
+	desc = RelationGetDescr(rel);
+	settings = palloc(sizeof(CxColumnSetting) * Max(desc->natts, 1));
+	cx_resolve_settings(rel, settings);
+	for (int i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+		Datum		values[5];
+		bool		nulls[5] = {0};
+
+		if (att->attisdropped || att->attlen != -1)
+			continue;
+		values[0] = NameGetDatum(&att->attname);
+		values[1] = CStringGetTextDatum(settings[i].codec->name);
+		values[2] = Int32GetDatum(settings[i].level);
+		nulls[2] = !settings[i].codec->has_levels;
+		values[3] = Int32GetDatum(settings[i].min_size);
+		values[4] = BoolGetDatum(settings[i].explicit_setting);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	relation_close(rel, AccessShareLock);
+	return (Datum) 0;
+}
+
+/*
+ * Row trigger on compressx.column_settings: invalidate the relcache of the
+ * tables whose settings changed, so every backend reloads them.
+ */
+Datum
+compressx_settings_changed(PG_FUNCTION_ARGS)
+{
+	TriggerData *trigdata = (TriggerData *) fcinfo->context;
+	HeapTuple	tuples[2];
+
+	if (!CALLED_AS_TRIGGER(fcinfo))
+		elog(ERROR, "compressx_settings_changed: not called by trigger manager");
+	tuples[0] = trigdata->tg_trigtuple;
+	tuples[1] = trigdata->tg_newtuple;
+	for (int i = 0; i < 2; i++)
+	{
+		bool		isnull;
+		Datum		relid;
+
+		if (tuples[i] == NULL)
+			continue;
+		relid = heap_getattr(tuples[i], Anum_cs_relid,
+							 RelationGetDescr(trigdata->tg_relation), &isnull);
+		if (!isnull && SearchSysCacheExists1(RELOID, relid))
+			CacheInvalidateRelcacheByRelid(DatumGetObjectId(relid));
+	}
+	return PointerGetDatum(NULL);
+}

@@ -1,0 +1,370 @@
+/*-------------------------------------------------------------------------
+ *
+ * slot.c
+ *	  TupleTableSlotOps of compressx tables: a slot wrapping heap's.
+ *
+ * Heap's tuple-returning callbacks only store into BufferHeapTuple slots.
+ * A compressx slot owns such a "child" slot: heap stores the stored tuple
+ * there, and the compressx slot presents it to the executor, decoding
+ * compressx-format values only for the columns actually requested
+ * (getsomeattrs).  Queries that never read a compressed column never
+ * decode it.  Core-format values (pglz, lz4, TOAST pointers) are passed
+ * through untouched: core detoasts them lazily as for heap.
+ *
+ * States: empty; child (child holds the stored tuple, tts_values[0..nvalid)
+ * are decoded values or pointers into the buffer); own (tuple holds a
+ * decoded copy owned by the slot, all values deformed from it); virtual
+ * (values stored by the caller, as ExecStoreVirtualTuple does).
+ *
+ * Decoded values live in decode_cxt, reset whenever the slot changes.
+ * Materializing forms a decoded heap tuple that keeps the stored tuple's
+ * header (xmin, xmax, ctid, infomask), so system columns stay right.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/heapam.h"
+#include "access/htup_details.h"
+#include "executor/tuptable.h"
+#include "utils/memutils.h"
+
+#include "compat.h"
+#include "format.h"
+#include "slot.h"
+
+typedef struct CxTupleTableSlot
+{
+	TupleTableSlot base;
+	TupleTableSlot *child;		/* BufferHeapTuple slot, made on first use */
+	bool		child_valid;	/* child holds the tuple the slot presents */
+	HeapTuple	tuple;			/* own decoded copy, or NULL */
+	MemoryContext decode_cxt;	/* decoded values of the child's tuple */
+	bool		decoded_any;	/* decode_cxt holds something */
+} CxTupleTableSlot;
+
+static void
+cx_reset_decoded(CxTupleTableSlot *cslot)
+{
+	if (cslot->decoded_any)
+	{
+		MemoryContextReset(cslot->decode_cxt);
+		cslot->decoded_any = false;
+	}
+}
+
+static void
+tts_cx_init(TupleTableSlot *slot)
+{
+	CxTupleTableSlot *cslot = (CxTupleTableSlot *) slot;
+
+	cslot->child = NULL;
+	cslot->child_valid = false;
+	cslot->tuple = NULL;
+	cslot->decode_cxt = NULL;
+	cslot->decoded_any = false;
+}
+
+static void
+tts_cx_release(TupleTableSlot *slot)
+{
+	CxTupleTableSlot *cslot = (CxTupleTableSlot *) slot;
+
+	if (cslot->child)
+		ExecDropSingleTupleTableSlot(cslot->child);
+	cslot->child = NULL;
+	if (cslot->decode_cxt)
+		MemoryContextDelete(cslot->decode_cxt);
+	cslot->decode_cxt = NULL;
+}
+
+static void
+tts_cx_clear(TupleTableSlot *slot)
+{
+	CxTupleTableSlot *cslot = (CxTupleTableSlot *) slot;
+
+	if (cslot->child && !TTS_EMPTY(cslot->child))
+		ExecClearTuple(cslot->child);
+	cslot->child_valid = false;
+	cx_reset_decoded(cslot);
+	if (cslot->tuple)
+	{
+		heap_freetuple(cslot->tuple);
+		cslot->tuple = NULL;
+	}
+	slot->tts_flags &= ~TTS_FLAG_SHOULDFREE;
+	slot->tts_nvalid = 0;
+	slot->tts_flags |= TTS_FLAG_EMPTY;
+	ItemPointerSetInvalid(&slot->tts_tid);
+}
+
+static void
+tts_cx_getsomeattrs(TupleTableSlot *slot, int natts)
+{
+	CxTupleTableSlot *cslot = (CxTupleTableSlot *) slot;
+	TupleDesc	desc = slot->tts_tupleDescriptor;
+	TupleTableSlot *child = cslot->child;
+
+	if (!cslot->child_valid)
+	{
+		/* own and virtual tuples are always fully deformed */
+		Assert(slot->tts_nvalid >= natts || cslot->tuple == NULL);
+		return;
+	}
+
+	slot_getsomeattrs(child, natts);
+	for (int i = slot->tts_nvalid; i < natts; i++)
+	{
+		Datum		value = child->tts_values[i];
+		bool		isnull = child->tts_isnull[i];
+
+		if (!isnull && TupleDescAttr(desc, i)->attlen == -1 &&
+			cx_is_own_datum(DatumGetPointer(value)))
+		{
+			MemoryContext oldcxt;
+
+			if (cslot->decode_cxt == NULL)
+				cslot->decode_cxt = AllocSetContextCreate(slot->tts_mcxt,
+														  "compressx slot values",
+														  ALLOCSET_DEFAULT_SIZES);
+			oldcxt = MemoryContextSwitchTo(cslot->decode_cxt);
+			value = PointerGetDatum(cx_decode((struct varlena *) DatumGetPointer(value),
+											  slot->tts_tableOid,
+											  NameStr(TupleDescAttr(desc, i)->attname)));
+			MemoryContextSwitchTo(oldcxt);
+			cslot->decoded_any = true;
+		}
+		slot->tts_values[i] = value;
+		slot->tts_isnull[i] = isnull;
+	}
+	slot->tts_nvalid = natts;
+}
+
+static Datum
+tts_cx_getsysattr(TupleTableSlot *slot, int attnum, bool *isnull)
+{
+	CxTupleTableSlot *cslot = (CxTupleTableSlot *) slot;
+
+	if (cslot->child_valid)
+		return cslot->child->tts_ops->getsysattr(cslot->child, attnum, isnull);
+	if (cslot->tuple)
+		return heap_getsysattr(cslot->tuple, attnum, slot->tts_tupleDescriptor, isnull);
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("cannot retrieve a system column in this context")));
+	return (Datum) 0;
+}
+
+/* Give a decoded tuple the visibility header of the stored one. */
+static void
+copy_tuple_header(HeapTuple dst, HeapTuple src)
+{
+	dst->t_self = src->t_self;
+	dst->t_tableOid = src->t_tableOid;
+	memcpy(&dst->t_data->t_choice, &src->t_data->t_choice,
+		   sizeof(dst->t_data->t_choice));
+	dst->t_data->t_ctid = src->t_data->t_ctid;
+	dst->t_data->t_infomask = (dst->t_data->t_infomask & ~HEAP_XACT_MASK) |
+		(src->t_data->t_infomask & HEAP_XACT_MASK);
+	dst->t_data->t_infomask2 = (dst->t_data->t_infomask2 & HEAP_NATTS_MASK) |
+		(src->t_data->t_infomask2 & ~HEAP_NATTS_MASK);
+}
+
+/* Form a decoded heap tuple of the slot's contents, in the current context. */
+static HeapTuple
+form_decoded_tuple(TupleTableSlot *slot)
+{
+	CxTupleTableSlot *cslot = (CxTupleTableSlot *) slot;
+	HeapTuple	tuple;
+
+	slot_getallattrs(slot);
+	tuple = heap_form_tuple(slot->tts_tupleDescriptor, slot->tts_values,
+							slot->tts_isnull);
+	if (cslot->child_valid)
+		copy_tuple_header(tuple, ExecFetchSlotHeapTuple(cslot->child, false, NULL));
+	else
+	{
+		tuple->t_self = slot->tts_tid;
+		tuple->t_tableOid = slot->tts_tableOid;
+	}
+	return tuple;
+}
+
+/* Make tuple (palloc'd in tts_mcxt) the slot's own, deformed. */
+static void
+store_own_tuple(TupleTableSlot *slot, HeapTuple tuple)
+{
+	CxTupleTableSlot *cslot = (CxTupleTableSlot *) slot;
+
+	if (cslot->child && !TTS_EMPTY(cslot->child))
+		ExecClearTuple(cslot->child);
+	cslot->child_valid = false;
+	if (cslot->tuple && cslot->tuple != tuple)
+		heap_freetuple(cslot->tuple);
+	cslot->tuple = tuple;
+	heap_deform_tuple(tuple, slot->tts_tupleDescriptor, slot->tts_values,
+					  slot->tts_isnull);
+	slot->tts_nvalid = slot->tts_tupleDescriptor->natts;
+	cx_reset_decoded(cslot);
+	slot->tts_tid = tuple->t_self;
+	slot->tts_tableOid = tuple->t_tableOid;
+	slot->tts_flags &= ~TTS_FLAG_EMPTY;
+	slot->tts_flags |= TTS_FLAG_SHOULDFREE;
+}
+
+static void
+tts_cx_materialize(TupleTableSlot *slot)
+{
+	CxTupleTableSlot *cslot = (CxTupleTableSlot *) slot;
+	MemoryContext oldcxt;
+	HeapTuple	tuple;
+
+	Assert(!TTS_EMPTY(slot));
+	if (cslot->tuple)
+		return;
+	oldcxt = MemoryContextSwitchTo(slot->tts_mcxt);
+	tuple = form_decoded_tuple(slot);
+	MemoryContextSwitchTo(oldcxt);
+	store_own_tuple(slot, tuple);
+}
+
+static void
+tts_cx_copyslot(TupleTableSlot *dstslot, TupleTableSlot *srcslot)
+{
+	MemoryContext oldcxt = MemoryContextSwitchTo(dstslot->tts_mcxt);
+	HeapTuple	tuple = ExecCopySlotHeapTuple(srcslot);
+
+	MemoryContextSwitchTo(oldcxt);
+	ExecClearTuple(dstslot);
+	store_own_tuple(dstslot, tuple);
+}
+
+static HeapTuple
+tts_cx_get_heap_tuple(TupleTableSlot *slot)
+{
+	CxTupleTableSlot *cslot = (CxTupleTableSlot *) slot;
+
+	Assert(!TTS_EMPTY(slot));
+	if (!cslot->tuple)
+		tts_cx_materialize(slot);
+	return cslot->tuple;
+}
+
+static HeapTuple
+tts_cx_copy_heap_tuple(TupleTableSlot *slot)
+{
+	CxTupleTableSlot *cslot = (CxTupleTableSlot *) slot;
+
+	Assert(!TTS_EMPTY(slot));
+	if (cslot->tuple)
+		return heap_copytuple(cslot->tuple);
+	return form_decoded_tuple(slot);
+}
+
+static MinimalTuple
+tts_cx_copy_minimal_tuple(TupleTableSlot *slot)
+{
+	Assert(!TTS_EMPTY(slot));
+	slot_getallattrs(slot);
+	return cx_heap_form_minimal_tuple(slot->tts_tupleDescriptor,
+									  slot->tts_values, slot->tts_isnull);
+}
+
+const TupleTableSlotOps TTSOpsCompressx = {
+	.base_slot_size = sizeof(CxTupleTableSlot),
+	.init = tts_cx_init,
+	.release = tts_cx_release,
+	.clear = tts_cx_clear,
+	.getsomeattrs = tts_cx_getsomeattrs,
+	.getsysattr = tts_cx_getsysattr,
+	.materialize = tts_cx_materialize,
+	.copyslot = tts_cx_copyslot,
+	.get_heap_tuple = tts_cx_get_heap_tuple,
+	.get_minimal_tuple = NULL,
+	.copy_heap_tuple = tts_cx_copy_heap_tuple,
+	.copy_minimal_tuple = tts_cx_copy_minimal_tuple
+};
+
+TupleTableSlot *
+cx_slot_begin_fetch(TupleTableSlot *slot)
+{
+	CxTupleTableSlot *cslot = (CxTupleTableSlot *) slot;
+
+	if (!TTS_IS_COMPRESSX(slot))
+		elog(ERROR, "compressx table access method needs its own tuple slot type");
+
+	/*
+	 * Leave the child's tuple in place: heap replaces it, keeping the pin
+	 * when the next tuple lies in the same buffer.
+	 */
+	cslot->child_valid = false;
+	cx_reset_decoded(cslot);
+	if (cslot->tuple)
+	{
+		heap_freetuple(cslot->tuple);
+		cslot->tuple = NULL;
+	}
+	slot->tts_flags &= ~TTS_FLAG_SHOULDFREE;
+	slot->tts_flags |= TTS_FLAG_EMPTY;
+	slot->tts_nvalid = 0;
+
+	if (cslot->child == NULL)
+	{
+		MemoryContext oldcxt = MemoryContextSwitchTo(slot->tts_mcxt);
+
+		cslot->child = MakeTupleTableSlot(slot->tts_tupleDescriptor,
+										  &TTSOpsBufferHeapTuple);
+		MemoryContextSwitchTo(oldcxt);
+	}
+	return cslot->child;
+}
+
+bool
+cx_slot_end_fetch(TupleTableSlot *slot, bool found)
+{
+	CxTupleTableSlot *cslot = (CxTupleTableSlot *) slot;
+	TupleTableSlot *child = cslot->child;
+
+	if (!found || TTS_EMPTY(child))
+	{
+		if (!TTS_EMPTY(child))
+			ExecClearTuple(child);
+		ItemPointerSetInvalid(&slot->tts_tid);
+		return false;
+	}
+	cslot->child_valid = true;
+	slot->tts_flags &= ~TTS_FLAG_EMPTY;
+	slot->tts_nvalid = 0;
+	slot->tts_tid = child->tts_tid;
+	slot->tts_tableOid = child->tts_tableOid;
+	return true;
+}
+
+void
+cx_slot_store_buffer_tuple(TupleTableSlot *slot, HeapTuple tuple, Buffer buffer)
+{
+	TupleTableSlot *child = cx_slot_begin_fetch(slot);
+
+	ExecStoreBufferHeapTuple(tuple, child, buffer);
+	(void) cx_slot_end_fetch(slot, true);
+}
+
+HeapTuple
+cx_slot_stored_tuple(TupleTableSlot *slot)
+{
+	CxTupleTableSlot *cslot = (CxTupleTableSlot *) slot;
+
+	if (!TTS_IS_COMPRESSX(slot) || !cslot->child_valid)
+		return NULL;
+	return ExecFetchSlotHeapTuple(cslot->child, false, NULL);
+}
+
+TupleTableSlot *
+cx_slot_valid_child(TupleTableSlot *slot)
+{
+	CxTupleTableSlot *cslot = (CxTupleTableSlot *) slot;
+
+	if (!TTS_IS_COMPRESSX(slot) || !cslot->child_valid)
+		return NULL;
+	return cslot->child;
+}

@@ -1,0 +1,41 @@
+/*-------------------------------------------------------------------------
+ *
+ * slot.h
+ *	  The tuple slot of compressx tables.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef COMPRESSX_SLOT_H
+#define COMPRESSX_SLOT_H
+
+#include "access/htup.h"
+#include "executor/tuptable.h"
+#include "storage/buf.h"
+
+extern PGDLLIMPORT const TupleTableSlotOps TTSOpsCompressx;
+
+#define TTS_IS_COMPRESSX(slot) ((slot)->tts_ops == &TTSOpsCompressx)
+
+/*
+ * Fetching through heap: cx_slot_begin_fetch() empties the slot and returns
+ * its child BufferHeapTuple slot for heap's callback to fill;
+ * cx_slot_end_fetch() makes the slot present what heap stored there (values
+ * are decoded lazily, column by column) and returns found.
+ */
+extern TupleTableSlot *cx_slot_begin_fetch(TupleTableSlot *slot);
+extern bool cx_slot_end_fetch(TupleTableSlot *slot, bool found);
+
+/* Store a tuple lying in a pinned buffer (the caller keeps its own pin). */
+extern void cx_slot_store_buffer_tuple(TupleTableSlot *slot, HeapTuple tuple,
+									   Buffer buffer);
+
+/*
+ * The stored (undecoded) tuple the slot presents, or NULL if the slot holds
+ * a decoded copy or virtual values.
+ */
+extern HeapTuple cx_slot_stored_tuple(TupleTableSlot *slot);
+
+/* The child slot when it holds the presented tuple, else NULL. */
+extern TupleTableSlot *cx_slot_valid_child(TupleTableSlot *slot);
+
+#endif							/* COMPRESSX_SLOT_H */
