@@ -214,6 +214,14 @@ CREATE ACCESS METHOD compressx TYPE TABLE HANDLER compressx.tableam_handler;
 COMMENT ON ACCESS METHOD compressx IS
 'heap storage with per-column codecs (pglz, lz4, zstd with levels), decoded lazily';
 
+CREATE FUNCTION compressx.decoded_values()
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'compressx_decoded_values'
+LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION compressx.decoded_values() IS
+'number of compressx-format values this backend has decoded since it started';
+
 -- Per-column settings.  Always heap: compressx reads it while writing rows.
 CREATE TABLE compressx.column_settings (
     relid regclass NOT NULL,

@@ -16,12 +16,28 @@
 #include "access/htup_details.h"
 #include "access/toast_compression.h"
 #include "access/toast_internals.h"
+#include "fmgr.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/syscache.h"
 
 #include "compat.h"
 #include "format.h"
+
+PG_FUNCTION_INFO_V1(compressx_decoded_values);
+
+/* Values this backend decoded (compressx.decoded_values()). */
+static int64 decoded_values = 0;
+
+/*
+ * compressx.decoded_values(): how many compressx-format values this backend
+ * has decoded since it started; shows which queries decode what.
+ */
+Datum
+compressx_decoded_values(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_INT64(decoded_values);
+}
 
 /* va_tcinfo of an own value */
 static inline void
@@ -138,6 +154,7 @@ cx_decode(const struct varlena *value, Oid relid, const char *attname)
 	const CxCodec *codec;
 	struct varlena *result;
 
+	decoded_values++;
 	if (size < CX_INLINE_HDRSZ)
 		report_corrupt(relid, attname, "The stored value is shorter than its header.");
 	if (body[0] != CX_FORMAT_VERSION)
@@ -204,10 +221,12 @@ cx_decode(const struct varlena *value, Oid relid, const char *attname)
 struct varlena *
 cx_plain_value(struct varlena *value, Oid relid, const char *attname)
 {
-	if (VARATT_IS_4B_C(value) && cx_is_own_datum(value))
-		return cx_decode(value, relid, attname);
-	if (VARATT_IS_EXTENDED(value) && !VARATT_IS_SHORT(value))
+	/* TOAST pointers, expanded objects (our own placeholders too) */
+	if (VARATT_IS_EXTERNAL(value))
 		return detoast_attr(value);
+	if (VARATT_IS_4B_C(value))
+		return cx_is_own_datum(value) ? cx_decode(value, relid, attname) :
+			detoast_attr(value);
 	return value;
 }
 

@@ -11,6 +11,14 @@
  * decode it.  Core-format values (pglz, lz4, TOAST pointers) are passed
  * through untouched: core detoasts them lazily as for heap.
  *
+ * For text-like types (not arrays, composites or domains over them, the
+ * only core types with expanded forms of their own), a requested column
+ * gets a read-only expanded-object placeholder instead of its decoded
+ * value: functions that use the value flatten it (and so decode it), while
+ * a query that merely passes over the column, or asks only its length,
+ * decodes nothing.  Materializing flattens placeholders.  Other types are
+ * decoded when requested.
+ *
  * States: empty; child (child holds the stored tuple, tts_values[0..nvalid)
  * are decoded values or pointers into the buffer); own (tuple holds a
  * decoded copy owned by the slot, all values deformed from it); virtual
@@ -27,6 +35,8 @@
 #include "access/heapam.h"
 #include "access/htup_details.h"
 #include "executor/tuptable.h"
+#include "utils/expandeddatum.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
 #include "compat.h"
@@ -37,11 +47,76 @@ typedef struct CxTupleTableSlot
 {
 	TupleTableSlot base;
 	TupleTableSlot *child;		/* BufferHeapTuple slot, made on first use */
+	char	   *lazy_ok;		/* per attribute: 'y' placeholder, 'n', 0 unknown */
 	bool		child_valid;	/* child holds the tuple the slot presents */
 	HeapTuple	tuple;			/* own decoded copy, or NULL */
 	MemoryContext decode_cxt;	/* decoded values of the child's tuple */
 	bool		decoded_any;	/* decode_cxt holds something */
 } CxTupleTableSlot;
+
+/* A value decoded on first use (read-only expanded object). */
+typedef struct CxLazyValue
+{
+	ExpandedObjectHeader hdr;
+	const struct varlena *stored;	/* in the child's pinned buffer */
+	Oid			relid;
+	const char *attname;
+	struct varlena *decoded;	/* once flattened */
+} CxLazyValue;
+
+static Size
+lazy_get_flat_size(ExpandedObjectHeader *eohptr)
+{
+	CxLazyValue *lv = (CxLazyValue *) eohptr;
+
+	return VARHDRSZ + VARDATA_COMPRESSED_GET_EXTSIZE(lv->stored);
+}
+
+static void
+lazy_flatten_into(ExpandedObjectHeader *eohptr, void *result, Size allocated_size)
+{
+	CxLazyValue *lv = (CxLazyValue *) eohptr;
+
+	if (lv->decoded == NULL)
+	{
+		MemoryContext oldcxt = MemoryContextSwitchTo(lv->hdr.eoh_context);
+
+		lv->decoded = cx_decode(lv->stored, lv->relid, lv->attname);
+		MemoryContextSwitchTo(oldcxt);
+	}
+	if (VARSIZE(lv->decoded) != allocated_size)
+		elog(ERROR, "compressx value decoded to %u bytes, expected %zu",
+			 VARSIZE(lv->decoded), allocated_size);
+	memcpy(result, lv->decoded, allocated_size);
+}
+
+static const ExpandedObjectMethods lazy_methods = {
+	lazy_get_flat_size,
+	lazy_flatten_into
+};
+
+/*
+ * Whether attribute i may carry a placeholder: its type (under domains)
+ * must not be an array or a composite, whose functions expect their own
+ * expanded forms.
+ */
+static bool
+lazy_allowed(CxTupleTableSlot *cslot, int i)
+{
+	TupleTableSlot *slot = &cslot->base;
+
+	if (cslot->lazy_ok == NULL)
+		cslot->lazy_ok = MemoryContextAllocZero(slot->tts_mcxt,
+												Max(slot->tts_tupleDescriptor->natts, 1));
+	if (cslot->lazy_ok[i] == 0)
+	{
+		Oid			base = getBaseType(TupleDescAttr(slot->tts_tupleDescriptor, i)->atttypid);
+
+		cslot->lazy_ok[i] = (type_is_rowtype(base) ||
+							 OidIsValid(get_element_type(base))) ? 'n' : 'y';
+	}
+	return cslot->lazy_ok[i] == 'y';
+}
 
 static void
 cx_reset_decoded(CxTupleTableSlot *cslot)
@@ -59,6 +134,7 @@ tts_cx_init(TupleTableSlot *slot)
 	CxTupleTableSlot *cslot = (CxTupleTableSlot *) slot;
 
 	cslot->child = NULL;
+	cslot->lazy_ok = NULL;
 	cslot->child_valid = false;
 	cslot->tuple = NULL;
 	cslot->decode_cxt = NULL;
@@ -122,15 +198,27 @@ tts_cx_getsomeattrs(TupleTableSlot *slot, int natts)
 			cx_is_own_datum(DatumGetPointer(value)))
 		{
 			MemoryContext oldcxt;
+			const char *attname = NameStr(TupleDescAttr(desc, i)->attname);
 
 			if (cslot->decode_cxt == NULL)
 				cslot->decode_cxt = AllocSetContextCreate(slot->tts_mcxt,
 														  "compressx slot values",
 														  ALLOCSET_DEFAULT_SIZES);
 			oldcxt = MemoryContextSwitchTo(cslot->decode_cxt);
-			value = PointerGetDatum(cx_decode((struct varlena *) DatumGetPointer(value),
-											  slot->tts_tableOid,
-											  NameStr(TupleDescAttr(desc, i)->attname)));
+			if (lazy_allowed(cslot, i))
+			{
+				CxLazyValue *lv = palloc(sizeof(CxLazyValue));
+
+				EOH_init_header(&lv->hdr, &lazy_methods, cslot->decode_cxt);
+				lv->stored = (const struct varlena *) DatumGetPointer(value);
+				lv->relid = slot->tts_tableOid;
+				lv->attname = attname;
+				lv->decoded = NULL;
+				value = EOHPGetRODatum(&lv->hdr);
+			}
+			else
+				value = PointerGetDatum(cx_decode((struct varlena *) DatumGetPointer(value),
+												  slot->tts_tableOid, attname));
 			MemoryContextSwitchTo(oldcxt);
 			cslot->decoded_any = true;
 		}
