@@ -339,3 +339,41 @@ CREATE EVENT TRIGGER compressx_ddl_end ON ddl_command_end
 
 CREATE EVENT TRIGGER compressx_sql_drop ON sql_drop
     EXECUTE FUNCTION compressx.on_sql_drop();
+
+-- Publications: logical decoding reads WAL, never the access method, so it
+-- cannot decode compressx's zstd values.  Refuse every DDL that would
+-- leave a compressx table published: directly, through FOR ALL TABLES or
+-- FOR TABLES IN SCHEMA, or as a partition of a published table.
+CREATE FUNCTION compressx.check_publications()
+RETURNS event_trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    pub name;
+    tbl regclass;
+BEGIN
+    SELECT p.pubname, t.relid::regclass INTO pub, tbl
+    FROM pg_publication p
+    CROSS JOIN LATERAL pg_get_publication_tables(p.pubname::text) g
+    CROSS JOIN LATERAL (SELECT g.relid
+                        UNION
+                        SELECT pt.relid FROM pg_partition_tree(g.relid) pt) t
+    JOIN pg_class c ON c.oid = t.relid
+    JOIN pg_am am ON am.oid = c.relam
+    WHERE am.amname = 'compressx'
+    ORDER BY p.pubname, t.relid::regclass::text
+    LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'compressx table % cannot be part of publication "%"', tbl, pub
+            USING ERRCODE = 'feature_not_supported',
+                  DETAIL = 'Logical replication decodes WAL, not the table access method, so it cannot read values compressx stores in its own format.',
+                  HINT = format('Leave the table out of the publication, or store it as heap: ALTER TABLE %s SET ACCESS METHOD heap.', tbl);
+    END IF;
+END
+$$;
+
+CREATE EVENT TRIGGER compressx_publications ON ddl_command_end
+    WHEN TAG IN ('CREATE PUBLICATION', 'ALTER PUBLICATION', 'CREATE TABLE',
+                 'CREATE TABLE AS', 'SELECT INTO', 'ALTER TABLE')
+    EXECUTE FUNCTION compressx.check_publications();
