@@ -238,6 +238,29 @@ COMMENT ON TABLE compressx.column_settings IS
 
 SELECT pg_catalog.pg_extension_config_dump('compressx.column_settings', '');
 
+-- Rows loaded by pg_restore carry the column numbers of the dumped
+-- database: take the number from the column's name, which is what counts.
+CREATE FUNCTION compressx.settings_fix_attnum()
+RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    SELECT a.attnum INTO NEW.attnum
+    FROM pg_attribute a
+    WHERE a.attrelid = NEW.relid AND a.attname = NEW.attname AND NOT a.attisdropped;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'column "%" of relation % does not exist', NEW.attname, NEW.relid
+            USING ERRCODE = 'undefined_column';
+    END IF;
+    RETURN NEW;
+END
+$$;
+
+CREATE TRIGGER settings_fix_attnum
+BEFORE INSERT OR UPDATE OF relid, attname ON compressx.column_settings
+FOR EACH ROW EXECUTE FUNCTION compressx.settings_fix_attnum();
+
 CREATE FUNCTION compressx.settings_changed()
 RETURNS trigger
 AS 'MODULE_PATHNAME', 'compressx_settings_changed'

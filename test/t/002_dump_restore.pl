@@ -1,0 +1,83 @@
+# pg_dump / pg_restore (plain, custom, and directory format with -j) keep
+# compressx tables' access method, their per-column settings (mapped to the
+# new OIDs and column numbers) and their data.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $node = PostgreSQL::Test::Cluster->new('dump');
+$node->init;
+$node->start;
+my $tmp = PostgreSQL::Test::Utils::tempdir;
+
+$node->safe_psql('postgres', q{
+    CREATE EXTENSION compressx;
+    CREATE TABLE docs (id integer PRIMARY KEY, gone text, body text, meta jsonb, note text)
+        USING compressx;
+    INSERT INTO docs
+    SELECT i, 'x', repeat('document body ' || i || ' ', 20 + i % 200),
+           jsonb_build_object('i', i, 'pad', repeat('p', 100)),
+           CASE WHEN i % 50 = 0 THEN (SELECT string_agg(md5(k::text || i), '') FROM generate_series(1, 300) k) END
+    FROM generate_series(1, 2000) i;
+    ALTER TABLE docs DROP COLUMN gone;           -- restored column numbers shift
+    SELECT compressx.set_column_codec('docs', 'body', 'lz4', 9);
+    SELECT compressx.set_column_codec('docs', 'meta', 'zstd', 12, 16);
+    ALTER TABLE docs RENAME COLUMN note TO remark;
+    SELECT compressx.set_column_codec('docs', 'remark', 'pglz');
+    VACUUM FULL docs;
+    CREATE INDEX docs_body ON docs (md5(body));
+});
+
+my $settings_sql = q{
+    SELECT string_agg(s.relid::text || '.' || s.attname || '=' || s.codec || '/' ||
+                      coalesce(s.level::text, '-') || '/' || coalesce(s.min_size::text, '-') || '@' ||
+                      (s.attnum = a.attnum)::text, ',' ORDER BY s.attname)
+    FROM compressx.column_settings s
+    JOIN pg_attribute a ON a.attrelid = s.relid AND a.attname = s.attname};
+my $data_sql = q{SELECT count(*) || '/' || md5(string_agg(d::text, ',' ORDER BY id)) FROM docs d};
+my $am_sql = q{SELECT amname FROM pg_class c JOIN pg_am a ON a.oid = c.relam WHERE relname = 'docs'};
+
+my $settings = $node->safe_psql('postgres', $settings_sql);
+my $data = $node->safe_psql('postgres', $data_sql);
+like($settings, qr/docs\.body=lz4\/9\/-\@true/, 'settings before dump');
+
+my @formats = (
+    [ 'plain', [ '-Fp', '-f', "$tmp/dump.sql" ], undef ],
+    [ 'custom', [ '-Fc', '-f', "$tmp/dump.custom" ], [ "$tmp/dump.custom" ] ],
+    [ 'directory -j 2', [ '-Fd', '-j', '2', '-f', "$tmp/dump.dir" ], [ '-j', '2', "$tmp/dump.dir" ] ],
+);
+my $n = 0;
+foreach my $f (@formats)
+{
+    my ($label, $dumpargs, $restoreargs) = @$f;
+    my $db = 'restored' . $n++;
+    $node->command_ok([ 'pg_dump', @$dumpargs, '-d', $node->connstr('postgres') ], "pg_dump $label");
+    $node->safe_psql('postgres', "CREATE DATABASE $db");
+    if (defined $restoreargs)
+    {
+        $node->command_ok([ 'pg_restore', '-d', $node->connstr($db), @$restoreargs ], "pg_restore $label");
+    }
+    else
+    {
+        $node->command_ok([ 'psql', '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', $node->connstr($db),
+                            '-f', "$tmp/dump.sql" ], "psql restore $label");
+    }
+    is($node->safe_psql($db, $am_sql), 'compressx', "$label: access method kept");
+    is($node->safe_psql($db, $settings_sql), $settings, "$label: settings kept, on the right columns");
+    is($node->safe_psql($db, $data_sql), $data, "$label: data identical");
+    # restore order may load rows before settings; VACUUM FULL applies them
+    $node->safe_psql($db, 'VACUUM FULL docs');
+    is($node->safe_psql($db, q{SELECT methods->>'lz4' FROM compressx.column_stats('docs') WHERE column_name = 'body'}),
+        '2000', "$label: settings apply to restored data");
+    is($node->safe_psql($db, q{SET enable_seqscan = off; SELECT id FROM docs WHERE md5(body) = md5(repeat('document body 7 ', 27))}),
+        '7', "$label: expression index works");
+    # a rename right after the restore follows the right column
+    $node->safe_psql($db, 'ALTER TABLE docs RENAME COLUMN meta TO info');
+    is($node->safe_psql($db, q{SELECT codec || '/' || level FROM compressx.column_settings WHERE attname = 'info'}),
+        'zstd/12', "$label: rename after restore follows the column");
+}
+
+$node->stop;
+done_testing();
