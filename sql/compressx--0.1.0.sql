@@ -83,11 +83,31 @@ $$;
 COMMENT ON FUNCTION compressx.column_stats(regclass, integer) IS
 'per varlena column: values, raw and stored bytes, ratio, method mix, out-of-line count; exact when sample_rows is NULL';
 
-CREATE VIEW compressx.column_ratios AS
-SELECT n.nspname AS schema_name,
+-- The tables the ratio views cover: heap and compressx tables and
+-- materialized views the current user may read, outside the system schemas
+-- and other sessions' temporary schemas.
+CREATE VIEW compressx.readable_tables AS
+SELECT c.oid AS relid,
+       n.nspname AS schema_name,
        c.relname AS table_name,
-       s.column_name,
        am.amname AS access_method,
+       c.reltoastrelid
+FROM pg_catalog.pg_class c
+JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+JOIN pg_catalog.pg_am am ON am.oid = c.relam
+WHERE c.relkind IN ('r', 'm')
+  AND am.amname IN ('heap', 'compressx')
+  AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')
+  AND (c.relpersistence <> 't' OR c.relnamespace = pg_catalog.pg_my_temp_schema())
+  AND pg_catalog.has_table_privilege(c.oid, 'SELECT');
+
+GRANT SELECT ON compressx.readable_tables TO PUBLIC;
+
+CREATE VIEW compressx.column_ratios AS
+SELECT t.schema_name,
+       t.table_name,
+       s.column_name,
+       t.access_method,
        CASE a.attcompression
             WHEN 'p' THEN 'pglz'
             WHEN 'l' THEN 'lz4'
@@ -99,16 +119,9 @@ SELECT n.nspname AS schema_name,
        s.raw_bytes,
        s.stored_bytes,
        s.ratio
-FROM pg_catalog.pg_class c
-JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-JOIN pg_catalog.pg_am am ON am.oid = c.relam
-CROSS JOIN LATERAL compressx.column_stats(c.oid, compressx.ratio_sample_rows()) s
-JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attname = s.column_name
-WHERE c.relkind IN ('r', 'm')
-  AND am.amname IN ('heap', 'compressx')
-  AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')
-  AND (c.relpersistence <> 't' OR c.relnamespace = pg_catalog.pg_my_temp_schema())
-  AND pg_catalog.has_table_privilege(c.oid, 'SELECT');
+FROM compressx.readable_tables t
+CROSS JOIN LATERAL compressx.column_stats(t.relid, compressx.ratio_sample_rows()) s
+JOIN pg_catalog.pg_attribute a ON a.attrelid = t.relid AND a.attname = s.column_name;
 
 GRANT SELECT ON compressx.column_ratios TO PUBLIC;
 
@@ -116,33 +129,26 @@ COMMENT ON VIEW compressx.column_ratios IS
 'per varlena column of every table you may read: method mix, raw and stored bytes, ratio (sampled: compressx.ratio_sample_rows)';
 
 CREATE VIEW compressx.table_ratios AS
-SELECT n.nspname AS schema_name,
-       c.relname AS table_name,
-       am.amname AS access_method,
-       pg_catalog.pg_relation_size(c.oid) AS heap_bytes,
-       COALESCE(pg_catalog.pg_total_relation_size(NULLIF(c.reltoastrelid, 0)), 0) AS toast_bytes,
-       pg_catalog.pg_indexes_size(c.oid) AS index_bytes,
-       pg_catalog.pg_total_relation_size(c.oid) AS total_bytes,
+SELECT t.schema_name,
+       t.table_name,
+       t.access_method,
+       pg_catalog.pg_relation_size(t.relid) AS heap_bytes,
+       COALESCE(pg_catalog.pg_total_relation_size(NULLIF(t.reltoastrelid, 0)), 0) AS toast_bytes,
+       pg_catalog.pg_indexes_size(t.relid) AS index_bytes,
+       pg_catalog.pg_total_relation_size(t.relid) AS total_bytes,
        s.values_sampled,
        s.raw_bytes,
        s.stored_bytes,
        CASE WHEN s.stored_bytes > 0
             THEN pg_catalog.round(s.raw_bytes::numeric / s.stored_bytes, 2)
        END AS ratio
-FROM pg_catalog.pg_class c
-JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-JOIN pg_catalog.pg_am am ON am.oid = c.relam
+FROM compressx.readable_tables t
 CROSS JOIN LATERAL (
     SELECT pg_catalog.sum(cs."values")::bigint AS values_sampled,
            pg_catalog.sum(cs.raw_bytes)::bigint AS raw_bytes,
            pg_catalog.sum(cs.stored_bytes)::bigint AS stored_bytes
-    FROM compressx.column_stats(c.oid, compressx.ratio_sample_rows()) cs
-) s
-WHERE c.relkind IN ('r', 'm')
-  AND am.amname IN ('heap', 'compressx')
-  AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')
-  AND (c.relpersistence <> 't' OR c.relnamespace = pg_catalog.pg_my_temp_schema())
-  AND pg_catalog.has_table_privilege(c.oid, 'SELECT');
+    FROM compressx.column_stats(t.relid, compressx.ratio_sample_rows()) cs
+) s;
 
 GRANT SELECT ON compressx.table_ratios TO PUBLIC;
 

@@ -128,6 +128,24 @@ cx_reset_decoded(CxTupleTableSlot *cslot)
 	}
 }
 
+/* Drop decoded values and the own tuple; leave the child to the caller. */
+static void
+forget_contents(TupleTableSlot *slot)
+{
+	CxTupleTableSlot *cslot = (CxTupleTableSlot *) slot;
+
+	cslot->child_valid = false;
+	cx_reset_decoded(cslot);
+	if (cslot->tuple)
+	{
+		heap_freetuple(cslot->tuple);
+		cslot->tuple = NULL;
+	}
+	slot->tts_flags &= ~TTS_FLAG_SHOULDFREE;
+	slot->tts_flags |= TTS_FLAG_EMPTY;
+	slot->tts_nvalid = 0;
+}
+
 static void
 tts_cx_init(TupleTableSlot *slot)
 {
@@ -161,16 +179,7 @@ tts_cx_clear(TupleTableSlot *slot)
 
 	if (cslot->child && !TTS_EMPTY(cslot->child))
 		ExecClearTuple(cslot->child);
-	cslot->child_valid = false;
-	cx_reset_decoded(cslot);
-	if (cslot->tuple)
-	{
-		heap_freetuple(cslot->tuple);
-		cslot->tuple = NULL;
-	}
-	slot->tts_flags &= ~TTS_FLAG_SHOULDFREE;
-	slot->tts_nvalid = 0;
-	slot->tts_flags |= TTS_FLAG_EMPTY;
+	forget_contents(slot);
 	ItemPointerSetInvalid(&slot->tts_tid);
 }
 
@@ -385,16 +394,7 @@ cx_slot_begin_fetch(TupleTableSlot *slot)
 	 * Leave the child's tuple in place: heap replaces it, keeping the pin
 	 * when the next tuple lies in the same buffer.
 	 */
-	cslot->child_valid = false;
-	cx_reset_decoded(cslot);
-	if (cslot->tuple)
-	{
-		heap_freetuple(cslot->tuple);
-		cslot->tuple = NULL;
-	}
-	slot->tts_flags &= ~TTS_FLAG_SHOULDFREE;
-	slot->tts_flags |= TTS_FLAG_EMPTY;
-	slot->tts_nvalid = 0;
+	forget_contents(slot);
 
 	if (cslot->child == NULL)
 	{
