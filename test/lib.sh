@@ -30,10 +30,22 @@ cx_install_deps() {
     fi
 }
 
+# cx_use_pg BINDIR: use the PostgreSQL installation whose programs are in
+# BINDIR (pg_config, initdb, pg_ctl, psql, ...) instead of Debian's.
+cx_use_pg() {
+    PGBIN=$1
+    PGXS_DIR=$("$PGBIN/pg_config" --pgxs)
+    PGXS_DIR=${PGXS_DIR%/src/makefiles/pgxs.mk}
+    export PATH="$PGBIN:$PATH"
+}
+
+# cx_build_install [SRCDIR]: build compressx in SRCDIR (default: this
+# checkout) against $PGBIN/pg_config and install it there.
 cx_build_install() {
+    local src=${1:-$cx_root}
     cx_log "building and installing compressx"
-    make -C "$cx_root" -s PG_CONFIG="$PGBIN/pg_config" >/dev/null
-    cx_sudo make -C "$cx_root" -s PG_CONFIG="$PGBIN/pg_config" install >/dev/null
+    make -C "$src" -s PG_CONFIG="$PGBIN/pg_config" >/dev/null
+    cx_sudo make -C "$src" -s PG_CONFIG="$PGBIN/pg_config" install >/dev/null
 }
 
 # The user that runs servers and clients: PostgreSQL refuses to run as root.
@@ -75,4 +87,59 @@ CONF
 cx_stop_cluster() {
     local dir=$1
     cx_as_user pg_ctl -D "$dir/data" -m fast -w stop >/dev/null 2>&1 || true
+}
+
+# pg_regress and pg_isolation_regress print one line per test ending in
+# "ok" or "FAILED"; count them into passed, failed and failures.
+cx_count_regress() {
+    local log=$1 p f
+    p=$(grep -cE '\.\.\. ok|\.\.\. +ok' "$log")
+    f=$(grep -cE 'FAILED|failed \(ignored\)' "$log")
+    passed=$((passed + p)); failed=$((failed + f))
+    [ "$f" -gt 0 ] && failures="$failures $(grep -E 'FAILED' "$log" | awk '{print $2}' | tr '\n' ' ')"
+}
+
+# cx_run_parts SRC WORK PORT: run the pg_regress files, isolation specs and
+# TAP tests of source tree SRC, copied into WORK, with the installation in
+# $PGBIN / $PGXS_DIR; pg_regress and isolation use the running cluster at
+# socket directory WORK, port PORT.  Prints each part's results; counts them
+# into passed, failed and failures.
+cx_run_parts() {
+    local src=$1 work=$2 port=$3 regress_tests specs t name
+    regress_tests=$(sed -n 's/^REGRESS = //p' "$src/Makefile")
+    cx_log "pg_regress: $regress_tests"
+    cx_as_user "$PGXS_DIR/src/test/regress/pg_regress" \
+        --inputdir="$work" --outputdir="$work/regress" --bindir="$PGBIN" \
+        --host="$work" --port="$port" --user=postgres \
+        --load-extension=compressx --dbname=cx_regression \
+        $regress_tests >"$work/regress.log" 2>&1
+    cat "$work/regress.log"
+    cx_count_regress "$work/regress.log"
+    [ -f "$work/regress/regression.diffs" ] && cat "$work/regress/regression.diffs"
+
+    specs=$(cd "$src/test/isolation/specs" && ls *.spec | sed 's/\.spec$//' | tr '\n' ' ')
+    cx_log "isolation: $specs"
+    cx_as_user "$PGXS_DIR/src/test/isolation/pg_isolation_regress" \
+        --inputdir="$work/test/isolation" --outputdir="$work/isolation" \
+        --bindir="$PGBIN" --host="$work" --port="$port" --user=postgres \
+        --load-extension=compressx --dbname=cx_isolation \
+        $specs >"$work/isolation.log" 2>&1
+    cat "$work/isolation.log"
+    cx_count_regress "$work/isolation.log"
+    [ -f "$work/isolation/regression.diffs" ] && cat "$work/isolation/regression.diffs"
+
+    cx_log "TAP tests"
+    for t in "$work"/test/t/*.pl; do
+        name=$(basename "$t")
+        if (cd "$work/test" && cx_as_user env TESTDIR="$work/test" \
+                PG_REGRESS="$PGXS_DIR/src/test/regress/pg_regress" \
+                prove -I "$PGXS_DIR/src/test/perl" "t/$name") >"$work/tap-$name.log" 2>&1; then
+            passed=$((passed + 1))
+            tail -n 3 "$work/tap-$name.log"
+        else
+            failed=$((failed + 1)); failures="$failures $name"
+            cat "$work/tap-$name.log"
+            ls "$work"/test/tmp_check/log/ 2>/dev/null | head
+        fi
+    done
 }
