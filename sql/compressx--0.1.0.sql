@@ -157,18 +157,7 @@ COMMENT ON VIEW compressx.table_ratios IS
 
 -- Recompression ------------------------------------------------------------
 
-CREATE FUNCTION compressx.recompress_table(
-    rel regclass, codec text DEFAULT NULL, level integer DEFAULT NULL,
-    columns name[] DEFAULT NULL)
-RETURNS TABLE (column_name name, values_rewritten bigint,
-               bytes_before bigint, bytes_after bigint)
-AS 'MODULE_PATHNAME', 'compressx_recompress_table'
-LANGUAGE C VOLATILE;
-
-COMMENT ON FUNCTION compressx.recompress_table(regclass, text, integer, name[]) IS
-'rewrite existing values of a table with a codec; takes ACCESS EXCLUSIVE lock; owner only';
-
--- The one entry point outside schema compressx: in the extension's schema
+-- The one function outside schema compressx: in the extension's schema
 -- (public by default), so the default search_path reaches it.
 CREATE FUNCTION @extschema@.recompress_table(
     rel regclass, codec text DEFAULT NULL, level integer DEFAULT NULL,
@@ -179,7 +168,7 @@ AS 'MODULE_PATHNAME', 'compressx_recompress_table'
 LANGUAGE C VOLATILE;
 
 COMMENT ON FUNCTION @extschema@.recompress_table(regclass, text, integer, name[]) IS
-'same as compressx.recompress_table()';
+'rewrite existing values of a table with a codec; takes ACCESS EXCLUSIVE lock; owner only';
 
 CREATE VIEW compressx.recompress_progress AS
 SELECT p.pid,
@@ -324,43 +313,16 @@ COMMENT ON VIEW compressx.column_codecs IS
 'codec, level and minimum size in effect for each variable-length column of compressx tables you may read (explicit: set with set_column_codec)';
 
 -- Settings follow column renames and go with dropped tables and columns.
--- SECURITY DEFINER: any role's DDL fires these, and only the extension's
--- owner may write the settings table.
+-- Any role's DDL fires these; they write the settings table as its owner.
 CREATE FUNCTION compressx.on_ddl_end()
 RETURNS event_trigger
-LANGUAGE plpgsql SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
-AS $$
-BEGIN
-    -- a renamed column: its name is gone, its number lives on
-    UPDATE compressx.column_settings s SET attname = a.attname
-    FROM pg_attribute a
-    WHERE a.attrelid = s.relid AND a.attnum = s.attnum AND NOT a.attisdropped
-      AND a.attname <> s.attname
-      AND NOT EXISTS (SELECT 1 FROM pg_attribute b
-                      WHERE b.attrelid = s.relid AND b.attname = s.attname
-                        AND NOT b.attisdropped);
-    -- a restored table: the name is right, the number may have changed
-    UPDATE compressx.column_settings s SET attnum = a.attnum
-    FROM pg_attribute a
-    WHERE a.attrelid = s.relid AND a.attname = s.attname AND NOT a.attisdropped
-      AND a.attnum <> s.attnum;
-END
-$$;
+AS 'MODULE_PATHNAME', 'compressx_on_ddl_end'
+LANGUAGE C;
 
 CREATE FUNCTION compressx.on_sql_drop()
 RETURNS event_trigger
-LANGUAGE plpgsql SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
-AS $$
-BEGIN
-    DELETE FROM compressx.column_settings s
-    USING pg_event_trigger_dropped_objects() d
-    WHERE d.classid = 'pg_class'::regclass
-      AND d.objid = s.relid::oid
-      AND (d.objsubid = 0 OR d.objsubid = s.attnum);
-END
-$$;
+AS 'MODULE_PATHNAME', 'compressx_on_sql_drop'
+LANGUAGE C;
 
 CREATE EVENT TRIGGER compressx_ddl_end ON ddl_command_end
     WHEN TAG IN ('ALTER TABLE', 'ALTER MATERIALIZED VIEW')

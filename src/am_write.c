@@ -36,6 +36,7 @@
 #include "am.h"
 #include "format.h"
 #include "rewrite.h"
+#include "slot.h"
 
 /* Decoded size of a stored value, without reading any TOAST data. */
 static int64
@@ -279,9 +280,8 @@ cx_tuple_insert(Relation rel, TupleTableSlot *slot, CommandId cid,
 	HeapTuple	tuple = encode_slot(rel, slot, NULL, options, NULL);
 
 	heap_insert(rel, tuple, cid, options, bistate);
-	slot->tts_tableOid = RelationGetRelid(rel);
-	slot->tts_tid = tuple->t_self;
 	MemoryContextSwitchTo(oldcxt);
+	cx_slot_take_header(slot, tuple);
 	MemoryContextDelete(cxt);
 }
 
@@ -296,9 +296,8 @@ cx_tuple_insert_speculative(Relation rel, TupleTableSlot *slot, CommandId cid,
 
 	HeapTupleHeaderSetSpeculativeToken(tuple->t_data, specToken);
 	heap_insert(rel, tuple, cid, options | HEAP_INSERT_SPECULATIVE, bistate);
-	slot->tts_tableOid = RelationGetRelid(rel);
-	slot->tts_tid = tuple->t_self;
 	MemoryContextSwitchTo(oldcxt);
+	cx_slot_take_header(slot, tuple);
 	MemoryContextDelete(cxt);
 }
 
@@ -345,13 +344,15 @@ cx_multi_insert(Relation rel, TupleTableSlot **slots, int nslots,
 
 	heap_multi_insert(rel, hslots, nslots, cid, options, bistate);
 
+	MemoryContextSwitchTo(oldcxt);
 	for (int i = 0; i < nslots; i++)
 	{
-		slots[i]->tts_tableOid = RelationGetRelid(rel);
-		slots[i]->tts_tid = hslots[i]->tts_tid;
+		HeapTuple	stored = ExecFetchSlotHeapTuple(hslots[i], false, NULL);
+
+		stored->t_self = hslots[i]->tts_tid;
+		cx_slot_take_header(slots[i], stored);
 		ExecDropSingleTupleTableSlot(hslots[i]);
 	}
-	MemoryContextSwitchTo(oldcxt);
 	MemoryContextDelete(cxt);
 }
 
@@ -392,14 +393,15 @@ cx_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 	ListCell   *lc;
 
 	result = heap_update(rel, otid, newtup, cid, crosscheck, wait, tmfd, lockmode);
-	slot->tts_tableOid = RelationGetRelid(rel);
-	slot->tts_tid = newtup->t_self;
 	*update_indexes = result == TM_Ok && !HeapTupleIsHeapOnly(newtup);
 
 	if (result == TM_Ok)
 	{
 		if (oldtup)
 			cx_delete_refs(rel, oldtup, newtup, false);
+		MemoryContextSwitchTo(oldcxt);
+		cx_slot_take_header(slot, newtup);
+		MemoryContextSwitchTo(cxt);
 	}
 	else
 	{

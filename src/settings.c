@@ -28,6 +28,7 @@
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_inherits.h"
+#include "commands/event_trigger.h"
 #include "commands/trigger.h"
 #include "executor/spi.h"
 #include "fmgr.h"
@@ -52,6 +53,8 @@ PG_FUNCTION_INFO_V1(compressx_set_column_codec);
 PG_FUNCTION_INFO_V1(compressx_reset_column_codec);
 PG_FUNCTION_INFO_V1(compressx_column_codec_settings);
 PG_FUNCTION_INFO_V1(compressx_settings_changed);
+PG_FUNCTION_INFO_V1(compressx_on_ddl_end);
+PG_FUNCTION_INFO_V1(compressx_on_sql_drop);
 
 int			cx_default_codec = CX_CODEC_ZSTD;
 int			cx_default_level = 0;
@@ -194,11 +197,14 @@ load_settings(Oid relid)
 		ScanKeyData key;
 		SysScanDesc scan;
 		HeapTuple	tup;
-		Snapshot	snap = RegisterSnapshot(GetLatestSnapshot());
 
 		ScanKeyInit(&key, Anum_cs_relid, BTEqualStrategyNumber, F_OIDEQ,
 					ObjectIdGetDatum(relid));
-		scan = systable_beginscan(srel, InvalidOid, false, snap, 1, &key);
+		/*
+		 * SnapshotSelf: committed rows and this transaction's own, and no
+		 * snapshot to take (this runs in parallel mode too).
+		 */
+		scan = systable_beginscan(srel, InvalidOid, false, SnapshotSelf, 1, &key);
 		while ((tup = systable_getnext(scan)) != NULL)
 		{
 			Datum		values[Natts_cs];
@@ -217,7 +223,6 @@ load_settings(Oid relid)
 			rows = lappend(rows, cs);
 		}
 		systable_endscan(scan);
-		UnregisterSnapshot(snap);
 		table_close(srel, AccessShareLock);
 	}
 
@@ -570,4 +575,41 @@ compressx_settings_changed(PG_FUNCTION_ARGS)
 			CacheInvalidateRelcacheByRelid(DatumGetObjectId(relid));
 	}
 	return PointerGetDatum(NULL);
+}
+
+/*
+ * Event trigger on ALTER TABLE: a renamed column keeps its settings.  Runs
+ * as the settings table's owner (any role's DDL fires it).
+ */
+Datum
+compressx_on_ddl_end(PG_FUNCTION_ARGS)
+{
+	if (!CALLED_AS_EVENT_TRIGGER(fcinfo))
+		elog(ERROR, "compressx_on_ddl_end: not called by event trigger manager");
+	settings_exec("UPDATE compressx.column_settings s SET attname = a.attname "
+				  "FROM pg_catalog.pg_attribute a "
+				  "WHERE a.attrelid = s.relid AND a.attnum = s.attnum "
+				  "AND NOT a.attisdropped AND a.attname <> s.attname "
+				  "AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_attribute b "
+				  "WHERE b.attrelid = s.relid AND b.attname = s.attname "
+				  "AND NOT b.attisdropped)",
+				  0, NULL, NULL, NULL);
+	PG_RETURN_VOID();
+}
+
+/*
+ * Event trigger on sql_drop: settings go with their table or column.
+ */
+Datum
+compressx_on_sql_drop(PG_FUNCTION_ARGS)
+{
+	if (!CALLED_AS_EVENT_TRIGGER(fcinfo))
+		elog(ERROR, "compressx_on_sql_drop: not called by event trigger manager");
+	settings_exec("DELETE FROM compressx.column_settings s "
+				  "USING pg_catalog.pg_event_trigger_dropped_objects() d "
+				  "WHERE d.classid = 'pg_catalog.pg_class'::pg_catalog.regclass "
+				  "AND d.objid = s.relid::pg_catalog.oid "
+				  "AND (d.objsubid = 0 OR d.objsubid = s.attnum)",
+				  0, NULL, NULL, NULL);
+	PG_RETURN_VOID();
 }

@@ -456,3 +456,22 @@ cx_slot_valid_child(TupleTableSlot *slot)
 		return NULL;
 	return cslot->child;
 }
+
+/*
+ * After compressx stored a row for the slot's values: give the slot the
+ * stored row's header (xmin, xmax, cmin, ctid), as heap does for its own
+ * slots, so RETURNING and triggers see the system columns.  Other slot
+ * types are left alone (heap leaves them too).
+ */
+void
+cx_slot_take_header(TupleTableSlot *slot, HeapTuple stored)
+{
+	CxTupleTableSlot *cslot = (CxTupleTableSlot *) slot;
+
+	slot->tts_tableOid = stored->t_tableOid;
+	slot->tts_tid = stored->t_self;
+	if (!TTS_IS_COMPRESSX(slot))
+		return;
+	tts_cx_materialize(slot);
+	copy_tuple_header(cslot->tuple, stored);
+}

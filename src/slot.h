@@ -35,6 +35,9 @@ extern void cx_slot_store_buffer_tuple(TupleTableSlot *slot, HeapTuple tuple,
  */
 extern HeapTuple cx_slot_stored_tuple(TupleTableSlot *slot);
 
+/* After an insert or update: the slot takes the stored row's header. */
+extern void cx_slot_take_header(TupleTableSlot *slot, HeapTuple stored);
+
 /* The child slot when it holds the presented tuple, else NULL. */
 extern TupleTableSlot *cx_slot_valid_child(TupleTableSlot *slot);
 

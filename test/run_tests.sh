@@ -5,7 +5,9 @@
 # extension first.  Then runs the same tests against an assert-enabled
 # PostgreSQL build (test/run_assert_suite.sh, one more counted unit; built
 # once into a cache outside the clone, see test/assert_build.sh) unless
-# CX_SKIP_ASSERT=1.  Ends with the line "N passed, N failed".
+# CX_SKIP_ASSERT=1, and PostgreSQL's own regression suite under heap and
+# under the compressx access method (test/core_regress.sh, one more counted
+# unit) unless CX_SKIP_CORE=1.  Ends with the line "N passed, N failed".
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -35,6 +37,16 @@ if [ "${CX_SKIP_ASSERT:-}" != 1 ]; then
         passed=$((passed + 1))
     else
         failed=$((failed + 1)); failures="$failures assert-suite"
+    fi
+fi
+
+if [ "${CX_SKIP_CORE:-}" != 1 ]; then
+    cx_log "PostgreSQL's regression suite, heap against compressx: test/core_regress.sh (CX_SKIP_CORE=1 skips it)"
+    bash "$cx_root/test/core_regress.sh" --no-install | sed -u 's/^/    /'
+    if [ "${PIPESTATUS[0]}" -eq 0 ]; then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1)); failures="$failures core-regress"
     fi
 fi
 
