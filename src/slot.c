@@ -24,6 +24,11 @@
  * decoded copy owned by the slot, all values deformed from it); virtual
  * (values stored by the caller, as ExecStoreVirtualTuple does).
  *
+ * When the descriptor is fixed (always, for slots made by table_slot_create)
+ * the slot shares the child's value arrays: deforming the child fills them,
+ * and only compressx-format values among the variable-length attributes are
+ * replaced, so narrow scans cost what heap's do.
+ *
  * Decoded values live in decode_cxt, reset whenever the slot changes.
  * Materializing forms a decoded heap tuple that keeps the stored tuple's
  * header (xmin, xmax, ctid, infomask), so system columns stay right.
@@ -46,7 +51,10 @@
 typedef struct CxTupleTableSlot
 {
 	TupleTableSlot base;
-	TupleTableSlot *child;		/* BufferHeapTuple slot, made on first use */
+	TupleTableSlot *child;		/* BufferHeapTuple slot */
+	bool		shared;			/* tts_values/tts_isnull are the child's */
+	int			nvarlena;		/* variable-length attributes ... */
+	int		   *varlena;		/* ... and their indexes */
 	char	   *lazy_ok;		/* per attribute: 'y' placeholder, 'n', 0 unknown */
 	bool		child_valid;	/* child holds the tuple the slot presents */
 	HeapTuple	tuple;			/* own decoded copy, or NULL */
@@ -151,12 +159,33 @@ tts_cx_init(TupleTableSlot *slot)
 {
 	CxTupleTableSlot *cslot = (CxTupleTableSlot *) slot;
 
+	TupleDesc	desc = slot->tts_tupleDescriptor;
+
 	cslot->child = NULL;
+	cslot->shared = false;
+	cslot->nvarlena = 0;
+	cslot->varlena = NULL;
 	cslot->lazy_ok = NULL;
 	cslot->child_valid = false;
 	cslot->tuple = NULL;
 	cslot->decode_cxt = NULL;
 	cslot->decoded_any = false;
+
+	if (desc != NULL && TTS_FIXED(slot))
+	{
+		MemoryContext oldcxt = MemoryContextSwitchTo(slot->tts_mcxt);
+
+		cslot->child = MakeTupleTableSlot(desc, &TTSOpsBufferHeapTuple);
+		slot->tts_values = cslot->child->tts_values;
+		slot->tts_isnull = cslot->child->tts_isnull;
+		cslot->shared = true;
+		cslot->varlena = palloc(sizeof(int) * Max(desc->natts, 1));
+		for (int i = 0; i < desc->natts; i++)
+			if (TupleDescAttr(desc, i)->attlen == -1 &&
+				!TupleDescAttr(desc, i)->attisdropped)
+				cslot->varlena[cslot->nvarlena++] = i;
+		MemoryContextSwitchTo(oldcxt);
+	}
 }
 
 static void
@@ -183,11 +212,46 @@ tts_cx_clear(TupleTableSlot *slot)
 	ItemPointerSetInvalid(&slot->tts_tid);
 }
 
+/*
+ * The presented value of attribute i, whose stored value is own-format:
+ * a placeholder decoded on first use, or the decoded value.
+ */
+static Datum
+present_own_value(CxTupleTableSlot *cslot, int i, Datum stored)
+{
+	TupleTableSlot *slot = &cslot->base;
+	const char *attname = NameStr(TupleDescAttr(slot->tts_tupleDescriptor, i)->attname);
+	MemoryContext oldcxt;
+	Datum		value;
+
+	if (cslot->decode_cxt == NULL)
+		cslot->decode_cxt = AllocSetContextCreate(slot->tts_mcxt,
+												  "compressx slot values",
+												  ALLOCSET_DEFAULT_SIZES);
+	oldcxt = MemoryContextSwitchTo(cslot->decode_cxt);
+	if (lazy_allowed(cslot, i))
+	{
+		CxLazyValue *lv = palloc(sizeof(CxLazyValue));
+
+		EOH_init_header(&lv->hdr, &lazy_methods, cslot->decode_cxt);
+		lv->stored = (const struct varlena *) DatumGetPointer(stored);
+		lv->relid = slot->tts_tableOid;
+		lv->attname = attname;
+		lv->decoded = NULL;
+		value = EOHPGetRODatum(&lv->hdr);
+	}
+	else
+		value = PointerGetDatum(cx_decode((struct varlena *) DatumGetPointer(stored),
+										  slot->tts_tableOid, attname));
+	MemoryContextSwitchTo(oldcxt);
+	cslot->decoded_any = true;
+	return value;
+}
+
 static void
 tts_cx_getsomeattrs(TupleTableSlot *slot, int natts)
 {
 	CxTupleTableSlot *cslot = (CxTupleTableSlot *) slot;
-	TupleDesc	desc = slot->tts_tupleDescriptor;
 	TupleTableSlot *child = cslot->child;
 
 	if (!cslot->child_valid)
@@ -198,41 +262,37 @@ tts_cx_getsomeattrs(TupleTableSlot *slot, int natts)
 	}
 
 	slot_getsomeattrs(child, natts);
-	for (int i = slot->tts_nvalid; i < natts; i++)
+	if (cslot->shared)
 	{
-		Datum		value = child->tts_values[i];
-		bool		isnull = child->tts_isnull[i];
-
-		if (!isnull && TupleDescAttr(desc, i)->attlen == -1 &&
-			cx_is_own_datum(DatumGetPointer(value)))
+		/* the child filled our arrays; replace own-format values only */
+		for (int j = 0; j < cslot->nvarlena; j++)
 		{
-			MemoryContext oldcxt;
-			const char *attname = NameStr(TupleDescAttr(desc, i)->attname);
+			int			i = cslot->varlena[j];
 
-			if (cslot->decode_cxt == NULL)
-				cslot->decode_cxt = AllocSetContextCreate(slot->tts_mcxt,
-														  "compressx slot values",
-														  ALLOCSET_DEFAULT_SIZES);
-			oldcxt = MemoryContextSwitchTo(cslot->decode_cxt);
-			if (lazy_allowed(cslot, i))
-			{
-				CxLazyValue *lv = palloc(sizeof(CxLazyValue));
-
-				EOH_init_header(&lv->hdr, &lazy_methods, cslot->decode_cxt);
-				lv->stored = (const struct varlena *) DatumGetPointer(value);
-				lv->relid = slot->tts_tableOid;
-				lv->attname = attname;
-				lv->decoded = NULL;
-				value = EOHPGetRODatum(&lv->hdr);
-			}
-			else
-				value = PointerGetDatum(cx_decode((struct varlena *) DatumGetPointer(value),
-												  slot->tts_tableOid, attname));
-			MemoryContextSwitchTo(oldcxt);
-			cslot->decoded_any = true;
+			if (i < slot->tts_nvalid)
+				continue;
+			if (i >= natts)
+				break;
+			if (!slot->tts_isnull[i] &&
+				cx_is_own_datum(DatumGetPointer(slot->tts_values[i])))
+				slot->tts_values[i] = present_own_value(cslot, i, slot->tts_values[i]);
 		}
-		slot->tts_values[i] = value;
-		slot->tts_isnull[i] = isnull;
+	}
+	else
+	{
+		TupleDesc	desc = slot->tts_tupleDescriptor;
+
+		for (int i = slot->tts_nvalid; i < natts; i++)
+		{
+			Datum		value = child->tts_values[i];
+			bool		isnull = child->tts_isnull[i];
+
+			if (!isnull && TupleDescAttr(desc, i)->attlen == -1 &&
+				cx_is_own_datum(DatumGetPointer(value)))
+				value = present_own_value(cslot, i, value);
+			slot->tts_values[i] = value;
+			slot->tts_isnull[i] = isnull;
+		}
 	}
 	slot->tts_nvalid = natts;
 }

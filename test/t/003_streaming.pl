@@ -1,0 +1,72 @@
+# Physical streaming replication and base backups of compressx tables: a
+# standby replays inserts (zstd inline and out of line), updates, deletes,
+# VACUUM FULL and recompress_table, returns the primary's results, and can
+# be promoted and written to.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $primary = PostgreSQL::Test::Cluster->new('primary');
+$primary->init(allows_streaming => 1);
+$primary->start;
+$primary->safe_psql('postgres', q{
+    CREATE EXTENSION compressx;
+    CREATE TABLE docs (id integer PRIMARY KEY, body text, meta jsonb, n integer) USING compressx;
+    INSERT INTO docs
+    SELECT i, CASE WHEN i % 20 = 0
+                   THEN (SELECT string_agg(md5(k::text || i), '') FROM generate_series(1, 400) k)
+                   ELSE repeat('streamed body ' || i || ' ', 30) END,
+           jsonb_build_object('i', i, 'pad', repeat('x', 90)), 0
+    FROM generate_series(1, 1000) i;
+    SELECT compressx.set_column_codec('docs', 'meta', 'lz4');
+});
+
+$primary->backup('base');
+my $standby = PostgreSQL::Test::Cluster->new('standby');
+$standby->init_from_backup($primary, 'base', has_streaming => 1);
+$standby->start;
+
+my $state = q{SELECT count(*) || '/' || md5(string_agg(d::text, ',' ORDER BY id)) FROM docs d};
+my $mix = q{SELECT string_agg(column_name || ':' || methods::text, ' ' ORDER BY column_name)
+            FROM compressx.column_stats('docs')};
+
+$primary->wait_for_catchup($standby);
+is($standby->safe_psql('postgres', $state), $primary->safe_psql('postgres', $state),
+    'standby from a base backup reads the same rows');
+
+$primary->safe_psql('postgres', q{
+    UPDATE docs SET n = n + 1 WHERE id % 3 = 0;
+    UPDATE docs SET body = body || ' changed' WHERE id % 40 = 0;
+    DELETE FROM docs WHERE id % 7 = 0;
+    INSERT INTO docs SELECT i, repeat('late ' || i, 50), '{}', 0 FROM generate_series(2001, 2100) i;
+});
+$primary->wait_for_catchup($standby);
+is($standby->safe_psql('postgres', $state), $primary->safe_psql('postgres', $state),
+    'updates, deletes and inserts replayed');
+like($standby->safe_psql('postgres', $mix), qr/body:\{"zstd": \d+\}/, 'standby sees zstd values');
+
+$primary->safe_psql('postgres', 'VACUUM FULL docs');
+$primary->safe_psql('postgres', q{SELECT * FROM recompress_table('docs', 'zstd', 9, '{body}')});
+$primary->wait_for_catchup($standby);
+is($standby->safe_psql('postgres', $state), $primary->safe_psql('postgres', $state),
+    'VACUUM FULL and recompress_table replayed');
+is($standby->safe_psql('postgres', $mix), $primary->safe_psql('postgres', $mix),
+    'same stored method mix on the standby');
+is($standby->safe_psql('postgres',
+    q{SET enable_seqscan = off; SELECT count(*) FROM docs WHERE id BETWEEN 100 AND 200}),
+    $primary->safe_psql('postgres', q{SELECT count(*) FROM docs WHERE id BETWEEN 100 AND 200}),
+    'index scans on the standby');
+
+my $before = $primary->safe_psql('postgres', $state);
+$standby->promote;
+$standby->safe_psql('postgres', q{INSERT INTO docs VALUES (5000, repeat('after promotion ', 100), '{}', 0)});
+is($standby->safe_psql('postgres', q{SELECT length(body) FROM docs WHERE id = 5000}), '1600',
+    'promoted standby writes compressx rows');
+is($standby->safe_psql('postgres', q{SELECT count(*) FROM docs WHERE id < 5000}),
+    (split('/', $before))[0], 'promoted standby kept every row');
+
+$standby->stop;
+$primary->stop;
+done_testing();
