@@ -155,6 +155,18 @@ VACUUM leak;
 SELECT (SELECT sum(external_values) FROM compressx.column_stats('leak')) AS refs, toast_values('leak');
 TRUNCATE leak;
 SELECT toast_values('leak');
+-- settings survive TRUNCATE
+SELECT compressx.set_column_codec('leak', 'v', 'lz4');
+TRUNCATE leak;
+INSERT INTO leak VALUES (1, repeat('after truncate ', 100));
+SELECT codec FROM compressx.column_codecs WHERE table_name = 'leak' AND column_name = 'v';
+SELECT pg_column_compression(v) FROM leak;
+-- the ratio views cover compressx tables, with their own method
+SET compressx.ratio_sample_rows = 100000;
+SELECT table_name, column_name, access_method, methods
+FROM compressx.column_ratios WHERE table_name = 'docs' AND column_name = 'body';
+SELECT table_name, access_method, ratio > 1 AS shrinks FROM compressx.table_ratios WHERE table_name = 'docs';
+RESET compressx.ratio_sample_rows;
 
 -- indexes of every kind see decoded values, built plainly and concurrently
 CREATE TABLE words (id integer, body text, doc tsvector, r int4range) USING compressx;

@@ -1,0 +1,129 @@
+# Crash safety of the other rewrites of compressx tables: an immediate
+# shutdown in the middle of VACUUM FULL, CLUSTER, ALTER TABLE .. SET ACCESS
+# METHOD (both ways) and a large COPY leaves the old state complete, a
+# second run completes with the same data, and no out-of-line value is left
+# without a row referencing it.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $node = PostgreSQL::Test::Cluster->new('crash2');
+$node->init;
+$node->start;
+$node->safe_psql('postgres', q{
+    CREATE EXTENSION compressx;
+    CREATE FUNCTION toast_values(rel regclass) RETURNS bigint LANGUAGE plpgsql AS $$
+    DECLARE n bigint;
+    BEGIN
+        EXECUTE format('SELECT count(DISTINCT chunk_id) FROM %s',
+                       (SELECT reltoastrelid::regclass FROM pg_class WHERE oid = rel)) INTO n;
+        RETURN n;
+    END $$;
+    CREATE FUNCTION fill(rel regclass, n int) RETURNS void LANGUAGE plpgsql AS $$
+    BEGIN
+        EXECUTE format($q$INSERT INTO %s
+            SELECT i, repeat('value ' || i || ' of a document ', 40 + i %% 80),
+                   CASE WHEN i %% 10 = 0
+                        THEN (SELECT string_agg(md5(k::text || i), '') FROM generate_series(1, 300) k) END
+            FROM generate_series(1, %s) i$q$, rel, n);
+    END $$;
+});
+
+my $state = sub {
+    my ($t) = @_;
+    return $node->safe_psql('postgres',
+        "SELECT count(*) || '/' || md5(string_agg(id || ':' || body || ':' || coalesce(extra, ''), ',' ORDER BY id)) FROM $t");
+};
+my $am = sub {
+    my ($t) = @_;
+    return $node->safe_psql('postgres',
+        "SELECT amname FROM pg_class c JOIN pg_am a ON a.oid = c.relam WHERE c.oid = '$t'::regclass");
+};
+# every out-of-line value is referenced: refs counted from stored forms
+# (compressx references and core TOAST pointers) equal TOAST values
+my $orphans_ok = sub {
+    my ($t, $label) = @_;
+    $node->safe_psql('postgres', "VACUUM $t");
+    my $r = $node->safe_psql('postgres',
+        "SELECT (SELECT coalesce(sum(external_values), 0) FROM compressx.column_stats('$t')) = toast_values('$t')");
+    is($r, 't', "$label: every TOAST value is referenced by a row");
+};
+
+# Run $sql in the background, wait until $ready returns true, crash.
+sub crash_during
+{
+    my ($sql, $ready, $label) = @_;
+    my $bg = $node->background_psql('postgres', on_error_stop => 0);
+    $bg->query_until(qr/go/, "\\echo go\n$sql\n");
+    ok($node->poll_query_until('postgres', $ready), "$label: under way");
+    $node->stop('immediate');
+    $bg->{run}->kill_kill;
+    $node->start;
+}
+
+# --- VACUUM FULL and CLUSTER on a compressx table (slowed per block)
+$node->safe_psql('postgres', q{
+    CREATE TABLE vf (id integer PRIMARY KEY, body text, extra text) USING compressx;
+    SELECT fill('vf', 4000);
+    SELECT compressx.set_column_codec('vf', 'body', 'lz4');
+});
+my $before = $state->('vf');
+foreach my $op ('VACUUM FULL vf', 'CLUSTER vf USING vf_pkey')
+{
+    crash_during("SET compressx.debug_rewrite_delay = '30ms'; $op;",
+        q{SELECT heap_tuples_written > 50 FROM pg_stat_progress_cluster}, $op);
+    is($state->('vf'), $before, "$op: data identical after the crash");
+    is($node->safe_psql('postgres', q{SELECT methods::text FROM compressx.column_stats('vf') WHERE column_name = 'body'}),
+        '{"zstd": 4000}', "$op: old encoding complete after the crash");
+    $orphans_ok->('vf', "$op after crash");
+    $node->safe_psql('postgres', $op);
+    is($state->('vf'), $before, "$op: second run, data identical");
+    is($node->safe_psql('postgres', q{SELECT methods::text FROM compressx.column_stats('vf') WHERE column_name = 'body'}),
+        '{"lz4": 4000}', "$op: second run re-encoded");
+    $node->safe_psql('postgres', q{SELECT compressx.set_column_codec('vf', 'body', 'zstd'); VACUUM FULL vf;
+                                   SELECT compressx.set_column_codec('vf', 'body', 'lz4');});
+}
+
+# --- ALTER TABLE .. SET ACCESS METHOD, both ways (no delay hook: big enough
+# to be caught running; finishing first would also have to pass)
+$node->safe_psql('postgres', q{
+    CREATE TABLE sam (id integer PRIMARY KEY, body text, extra text);
+    SELECT fill('sam', 30000);
+});
+$before = $state->('sam');
+foreach my $target ('compressx', 'heap')
+{
+    my $from = $am->('sam');
+    crash_during("ALTER TABLE sam SET ACCESS METHOD $target;",
+        q{SELECT count(*) > 0 FROM pg_stat_activity WHERE query LIKE 'ALTER TABLE sam%' AND state = 'active'
+          AND now() - query_start > interval '300 ms'}, "SET ACCESS METHOD $target");
+    is($am->('sam'), $from, "SET ACCESS METHOD $target: still $from after the crash");
+    is($state->('sam'), $before, "SET ACCESS METHOD $target: data identical after the crash");
+    $orphans_ok->('sam', "SET ACCESS METHOD $target after crash");
+    $node->safe_psql('postgres', "ALTER TABLE sam SET ACCESS METHOD $target");
+    is($am->('sam'), $target, "SET ACCESS METHOD $target: second run completes");
+    is($state->('sam'), $before, "SET ACCESS METHOD $target: data identical");
+}
+
+# --- a large COPY into a compressx table
+my $file = $node->basedir . '/copy.data';
+$node->safe_psql('postgres', qq{
+    CREATE TABLE src (id integer, body text, extra text);
+    SELECT fill('src', 60000);
+    COPY src TO '$file';
+    CREATE TABLE cp (id integer, body text, extra text) USING compressx;
+    SELECT fill('cp', 100);
+});
+$before = $state->('cp');
+crash_during("COPY cp FROM '$file';",
+    q{SELECT tuples_processed > 2000 FROM pg_stat_progress_copy}, 'COPY');
+is($state->('cp'), $before, 'COPY: table as before the crash');
+$orphans_ok->('cp', 'COPY after crash');
+$node->safe_psql('postgres', "COPY cp FROM '$file'");
+is($node->safe_psql('postgres', 'SELECT count(*) FROM cp'), '60100', 'COPY: second run completes');
+$orphans_ok->('cp', 'COPY second run');
+
+$node->stop;
+done_testing();
