@@ -76,4 +76,19 @@ FROM compressx.table_ratios WHERE table_name = 'docs';
 SELECT column_name, values_rewritten, bytes_before, bytes_after
 FROM recompress_table('docs', 'pglz');
 SELECT column_name, ratio, methods FROM compressx.column_stats('docs');
+
+\echo
+\echo '== the compressx access method: ALTER TABLE docs SET ACCESS METHOD compressx (zstd by default)'
+SELECT pg_size_pretty(pg_total_relation_size('docs')) AS size_as_heap_pglz \gset
+ALTER TABLE docs SET ACCESS METHOD compressx;
+SELECT column_name, "values", raw_bytes, stored_bytes, ratio, methods, external_values
+FROM compressx.column_stats('docs');
+SELECT :'size_as_heap_pglz' AS size_as_heap_pglz,
+       pg_size_pretty(pg_total_relation_size('docs')) AS size_as_compressx_zstd;
+\echo
+\echo '== zstd level 19 on body: recompress_table(docs, zstd, 19)'
+SELECT column_name, values_rewritten, bytes_before, bytes_after
+FROM recompress_table('docs', 'zstd', 19, '{body}');
+SELECT * FROM compressx.column_codecs;
+SELECT pg_size_pretty(pg_total_relation_size('docs')) AS size_as_compressx_zstd_19;
 SQL
