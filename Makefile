@@ -12,7 +12,8 @@ OBJS = \
 	src/recompress.o \
 	src/rewrite.o \
 	src/settings.o \
-	src/slot.o
+	src/slot.o \
+	src/verify.o
 
 EXTENSION = compressx
 DATA = sql/compressx--0.1.0.sql
@@ -22,7 +23,7 @@ SHLIB_LINK = -llz4 -lzstd
 PG_CPPFLAGS = -I$(srcdir)/src
 
 # pg_regress files live in sql/ and expected/ (see test/run_tests.sh)
-REGRESS = codecs frame column_stats recompress am publication
+REGRESS = codecs frame column_stats recompress am publication verify security
 REGRESS_OPTS = --load-extension=compressx
 
 PG_CONFIG ?= pg_config

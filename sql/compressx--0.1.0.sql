@@ -155,6 +155,14 @@ GRANT SELECT ON compressx.table_ratios TO PUBLIC;
 COMMENT ON VIEW compressx.table_ratios IS
 'per table you may read: heap, TOAST and index sizes, sampled raw and stored bytes of varlena values, ratio';
 
+CREATE FUNCTION compressx.verify(rel regclass)
+RETURNS TABLE (relation regclass, ctid tid, column_name name, problem text)
+AS 'MODULE_PATHNAME', 'compressx_verify'
+LANGUAGE C VOLATILE;
+
+COMMENT ON FUNCTION compressx.verify(regclass) IS
+'decode every stored value of a heap or compressx table; one row per value that cannot be read back';
+
 -- Recompression ------------------------------------------------------------
 
 -- The one function outside schema compressx: in the extension's schema

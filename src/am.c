@@ -117,14 +117,17 @@ cx_tuple_satisfies_snapshot(Relation rel, TupleTableSlot *slot,
 	return result;
 }
 
+/*
+ * Heap's scan_bitmap_next_block (before 18) needs no wrapper: it stores no
+ * tuple.
+ */
 static bool
-cx_scan_bitmap_next_tuple(TableScanDesc scan, struct TBMIterateResult *tbmres,
-						  TupleTableSlot *slot)
+cx_scan_bitmap_next_tuple(CX_BITMAP_NEXT_TUPLE_PARAMS(scan, slot))
 {
 	TupleTableSlot *child = cx_slot_begin_fetch(slot);
 
 	return cx_slot_end_fetch(slot,
-							 cx_heap->scan_bitmap_next_tuple(scan, tbmres, child));
+							 cx_heap->scan_bitmap_next_tuple(CX_BITMAP_NEXT_TUPLE_ARGS(scan, child)));
 }
 
 static bool

@@ -11,6 +11,7 @@
 #include "access/tableam.h"
 #include "utils/rel.h"
 
+#include "compat.h"
 #include "settings.h"
 
 /* heap's routine, which compressx wraps */
@@ -44,7 +45,7 @@ extern TM_Result cx_tuple_update(Relation rel, ItemPointer otid,
 								 Snapshot snapshot, Snapshot crosscheck,
 								 bool wait, TM_FailureData *tmfd,
 								 LockTupleMode *lockmode,
-								 bool *update_indexes);
+								 CxUpdateIndexes *update_indexes);
 
 /* am_index.c */
 extern double cx_index_build_range_scan(Relation tableRelation,

@@ -406,7 +406,7 @@ cx_index_validate_scan(Relation rel, Relation indexRelation,
 
 			if (have_indexed && ItemPointerGetBlockNumber(&indexed) == mapped_block)
 				in_index[ItemPointerGetOffsetNumber(&indexed) - 1] = true;
-			if (tuplesort_getdatum(state->tuplesort, true, &d, &dnull, NULL))
+			if (cx_tuplesort_getdatum(state->tuplesort, true, &d, &dnull, NULL))
 			{
 				itemptr_decode(&indexed, DatumGetInt64(d));
 				have_indexed = true;

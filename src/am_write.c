@@ -382,7 +382,7 @@ TM_Result
 cx_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 				CommandId cid, Snapshot snapshot, Snapshot crosscheck,
 				bool wait, TM_FailureData *tmfd, LockTupleMode *lockmode,
-				bool *update_indexes)
+				CxUpdateIndexes *update_indexes)
 {
 	MemoryContext cxt;
 	MemoryContext oldcxt = begin_encode(&cxt);
@@ -392,8 +392,8 @@ cx_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 	TM_Result	result;
 	ListCell   *lc;
 
-	result = heap_update(rel, otid, newtup, cid, crosscheck, wait, tmfd, lockmode);
-	*update_indexes = result == TM_Ok && !HeapTupleIsHeapOnly(newtup);
+	result = cx_heap_update(rel, otid, newtup, cid, crosscheck, wait, tmfd,
+							lockmode, update_indexes);
 
 	if (result == TM_Ok)
 	{

@@ -51,12 +51,77 @@ cx_vacuum_cutoffs(Relation rel, TransactionId *oldest_xmin,
 								  (oldest_mxact), (freeze_limit), (multi_cutoff)))
 #endif
 
-/* 18 added a size-to-reserve argument to heap_form_minimal_tuple(). */
-#if PG_VERSION_NUM >= 180000
-#define cx_heap_form_minimal_tuple(desc, values, isnull) \
-	heap_form_minimal_tuple((desc), (values), (isnull), 0)
+/* 16: tuple_update's TU_UpdateIndexes is set by heap_update() (15: a bool). */
+#include "access/heapam.h"
+#include "access/htup_details.h"
+#include "access/tableam.h"
+#if PG_VERSION_NUM >= 160000
+typedef TU_UpdateIndexes CxUpdateIndexes;
+#define cx_heap_update(rel, otid, newtup, cid, crosscheck, wait, tmfd, lockmode, update_indexes) \
+	heap_update((rel), (otid), (newtup), (cid), (crosscheck), (wait), (tmfd), \
+				(lockmode), (update_indexes))
 #else
-#define cx_heap_form_minimal_tuple(desc, values, isnull) \
+typedef bool CxUpdateIndexes;
+static inline TM_Result
+cx_heap_update(Relation rel, ItemPointer otid, HeapTuple newtup, CommandId cid,
+			   Snapshot crosscheck, bool wait, TM_FailureData *tmfd,
+			   LockTupleMode *lockmode, CxUpdateIndexes *update_indexes)
+{
+	TM_Result	result = heap_update(rel, otid, newtup, cid, crosscheck, wait,
+									 tmfd, lockmode);
+
+	*update_indexes = result == TM_Ok && !HeapTupleIsHeapOnly(newtup);
+	return result;
+}
+#endif
+
+/* 16 added tuplesort_getdatum()'s copy argument (15 always copies). */
+#include "utils/tuplesort.h"
+#if PG_VERSION_NUM >= 160000
+#define cx_tuplesort_getdatum(state, forward, val, isnull, abbrev) \
+	tuplesort_getdatum((state), (forward), true, (val), (isnull), (abbrev))
+#else
+#define cx_tuplesort_getdatum(state, forward, val, isnull, abbrev) \
+	tuplesort_getdatum((state), (forward), (val), (isnull), (abbrev))
+#endif
+
+/* 17 added TupleTableSlotOps.is_current_xact_tuple, called by RI triggers. */
+#if PG_VERSION_NUM >= 170000
+#define CX_HAVE_IS_CURRENT_XACT_TUPLE 1
+#endif
+
+/* 18 added an instrumentation argument to index_beginscan(). */
+#include "access/genam.h"
+#if PG_VERSION_NUM >= 180000
+#define cx_index_beginscan(heap, index, snapshot, nkeys, norderbys) \
+	index_beginscan((heap), (index), (snapshot), NULL, (nkeys), (norderbys))
+#else
+#define cx_index_beginscan(heap, index, snapshot, nkeys, norderbys) \
+	index_beginscan((heap), (index), (snapshot), (nkeys), (norderbys))
+#endif
+
+/* 18 dropped scan_bitmap_next_block; scan_bitmap_next_tuple has new arguments. */
+#if PG_VERSION_NUM >= 180000
+#define CX_BITMAP_NEXT_TUPLE_PARAMS(scan, slot) \
+	TableScanDesc scan, TupleTableSlot *slot, bool *cx_recheck, \
+	uint64 *cx_lossy_pages, uint64 *cx_exact_pages
+#define CX_BITMAP_NEXT_TUPLE_ARGS(scan, slot) \
+	(scan), (slot), cx_recheck, cx_lossy_pages, cx_exact_pages
+#else
+#define CX_BITMAP_NEXT_TUPLE_PARAMS(scan, slot) \
+	TableScanDesc scan, struct TBMIterateResult *cx_tbmres, TupleTableSlot *slot
+#define CX_BITMAP_NEXT_TUPLE_ARGS(scan, slot) \
+	(scan), cx_tbmres, (slot)
+#endif
+
+/* 18: heap_form_minimal_tuple() and copy_minimal_tuple take extra bytes. */
+#if PG_VERSION_NUM >= 180000
+#define CX_COPY_MINIMAL_TUPLE_PARAMS(slot, extra) TupleTableSlot *slot, Size extra
+#define cx_heap_form_minimal_tuple(desc, values, isnull, extra) \
+	heap_form_minimal_tuple((desc), (values), (isnull), (extra))
+#else
+#define CX_COPY_MINIMAL_TUPLE_PARAMS(slot, extra) TupleTableSlot *slot
+#define cx_heap_form_minimal_tuple(desc, values, isnull, extra) \
 	heap_form_minimal_tuple((desc), (values), (isnull))
 #endif
 

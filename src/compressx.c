@@ -35,7 +35,7 @@ _PG_init(void)
 							NULL, NULL, NULL);
 
 	DefineCustomIntVariable("compressx.debug_rewrite_delay",
-							"Sleeps this long after each block a rewrite copies (testing aid).",
+							"Sleeps this long after every 64 tuples a rewrite copies (testing aid).",
 							"Used by compressx's crash tests to stop the server mid-rewrite.",
 							&cx_debug_rewrite_delay_ms,
 							0, 0, 60000,

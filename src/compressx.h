@@ -11,7 +11,7 @@
 /* GUC compressx.ratio_sample_rows: rows sampled per table by the views */
 extern int	cx_ratio_sample_rows;
 
-/* GUC compressx.debug_rewrite_delay: test aid, sleep per block rewritten */
+/* GUC compressx.debug_rewrite_delay: test aid, sleep per 64 tuples rewritten */
 extern int	cx_debug_rewrite_delay_ms;
 
 #endif							/* COMPRESSX_H */

@@ -32,6 +32,7 @@
 #include "utils/rel.h"
 
 #include "codec.h"
+#include "compat.h"
 
 #define CX_FORMAT_VERSION		1
 #define CX_METHOD_ID			2	/* va_tcinfo method bits of own values */

@@ -30,6 +30,7 @@
 #include "utils/memutils.h"
 
 #include "codec.h"
+#include "compat.h"
 
 #define CX_FRAME_MAGIC0		'C'
 #define CX_FRAME_MAGIC1		'X'

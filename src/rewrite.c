@@ -32,6 +32,7 @@
 #include "utils/memutils.h"
 #include "utils/tuplesort.h"
 
+#include "compat.h"
 #include "compressx.h"
 #include "rewrite.h"
 #include "slot.h"
@@ -124,6 +125,7 @@ cx_rewrite_copy(Relation OldHeap, Relation NewHeap, Relation OldIndex,
 	MemoryContext tuplecxt;
 	MemoryContext oldcxt;
 	BlockNumber prev_block = InvalidBlockNumber;
+	uint64		scanned = 0;
 	Datum	   *values = palloc(sizeof(Datum) * Max(desc->natts, 1));
 	bool	   *isnull = palloc(sizeof(bool) * Max(desc->natts, 1));
 	const int	count_idx[] = {PROGRESS_CLUSTER_HEAP_TUPLES_SCANNED,
@@ -145,7 +147,7 @@ cx_rewrite_copy(Relation OldHeap, Relation NewHeap, Relation OldIndex,
 									 PROGRESS_CLUSTER_PHASE_INDEX_SCAN_HEAP);
 		pgstat_progress_update_param(PROGRESS_CLUSTER_INDEX_RELID,
 									 RelationGetRelid(OldIndex));
-		iscan = index_beginscan(OldHeap, OldIndex, SnapshotAny, 0, 0);
+		iscan = cx_index_beginscan(OldHeap, OldIndex, SnapshotAny, 0, 0);
 		index_rescan(iscan, NULL, 0, NULL, 0);
 	}
 	else
@@ -180,10 +182,10 @@ cx_rewrite_copy(Relation OldHeap, Relation NewHeap, Relation OldIndex,
 				prev_block = ((HeapScanDesc) tscan)->rs_cblock;
 				pgstat_progress_update_param(PROGRESS_CLUSTER_HEAP_BLKS_SCANNED,
 											 prev_block + 1);
-				if (cx_debug_rewrite_delay_ms > 0)
-					pg_usleep(cx_debug_rewrite_delay_ms * 1000L);
 			}
 		}
+		if (cx_debug_rewrite_delay_ms > 0 && ++scanned % 64 == 0)
+			pg_usleep(cx_debug_rewrite_delay_ms * 1000L);
 
 		tuple = stored_tuple(slot, &buf);
 		if (!keep_tuple(OldHeap, tuple, buf, OldestXmin, &live, tups_recently_dead))

@@ -295,6 +295,7 @@ settings_exec(const char *sql, int nargs, Oid *types, Datum *values, const char 
 	Oid			tableoid = settings_table_oid();
 	Oid			save_userid;
 	int			save_sec_context;
+	int			save_nestlevel;
 	HeapTuple	tup;
 	Oid			owner;
 
@@ -309,11 +310,17 @@ settings_exec(const char *sql, int nargs, Oid *types, Datum *values, const char 
 	GetUserIdAndSecContext(&save_userid, &save_sec_context);
 	SetUserIdAndSecContext(owner, save_sec_context | SECURITY_LOCAL_USERID_CHANGE |
 						   SECURITY_RESTRICTED_OPERATION);
+	/* objects planted in the caller's search_path must not be picked up */
+	save_nestlevel = NewGUCNestLevel();
+	(void) set_config_option("search_path", "pg_catalog, pg_temp",
+							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE,
+							 true, 0, false);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	if (SPI_execute_with_args(sql, nargs, types, values, nulls, false, 0) < 0)
 		elog(ERROR, "SPI_execute_with_args failed: %s", sql);
 	SPI_finish();
+	AtEOXact_GUC(true, save_nestlevel);
 	SetUserIdAndSecContext(save_userid, save_sec_context);
 }
 

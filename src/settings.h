@@ -8,6 +8,7 @@
 #ifndef COMPRESSX_SETTINGS_H
 #define COMPRESSX_SETTINGS_H
 
+#include "utils/guc.h"
 #include "utils/rel.h"
 
 #include "codec.h"

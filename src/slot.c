@@ -39,6 +39,7 @@
 
 #include "access/heapam.h"
 #include "access/htup_details.h"
+#include "access/xact.h"
 #include "executor/tuptable.h"
 #include "utils/expandeddatum.h"
 #include "utils/lsyscache.h"
@@ -419,13 +420,35 @@ tts_cx_copy_heap_tuple(TupleTableSlot *slot)
 }
 
 static MinimalTuple
-tts_cx_copy_minimal_tuple(TupleTableSlot *slot)
+tts_cx_copy_minimal_tuple(CX_COPY_MINIMAL_TUPLE_PARAMS(slot, extra))
 {
 	Assert(!TTS_EMPTY(slot));
 	slot_getallattrs(slot);
 	return cx_heap_form_minimal_tuple(slot->tts_tupleDescriptor,
-									  slot->tts_values, slot->tts_isnull);
+									  slot->tts_values, slot->tts_isnull,
+									  extra);
 }
+
+#ifdef CX_HAVE_IS_CURRENT_XACT_TUPLE
+/* Whether the stored tuple the slot presents was inserted by this transaction. */
+static bool
+tts_cx_is_current_xact_tuple(TupleTableSlot *slot)
+{
+	CxTupleTableSlot *cslot = (CxTupleTableSlot *) slot;
+
+	Assert(!TTS_EMPTY(slot));
+	if (cslot->child_valid)
+		return slot_is_current_xact_tuple(cslot->child);
+	/* a decoded copy keeps the stored tuple's header, as heap's slot does */
+	if (cslot->tuple)
+		return TransactionIdIsCurrentTransactionId(
+			HeapTupleHeaderGetRawXmin(cslot->tuple->t_data));
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("don't have a storage tuple in this context")));
+	return false;
+}
+#endif
 
 const TupleTableSlotOps TTSOpsCompressx = {
 	.base_slot_size = sizeof(CxTupleTableSlot),
@@ -439,7 +462,10 @@ const TupleTableSlotOps TTSOpsCompressx = {
 	.get_heap_tuple = tts_cx_get_heap_tuple,
 	.get_minimal_tuple = NULL,
 	.copy_heap_tuple = tts_cx_copy_heap_tuple,
-	.copy_minimal_tuple = tts_cx_copy_minimal_tuple
+	.copy_minimal_tuple = tts_cx_copy_minimal_tuple,
+#ifdef CX_HAVE_IS_CURRENT_XACT_TUPLE
+	.is_current_xact_tuple = tts_cx_is_current_xact_tuple,
+#endif
 };
 
 TupleTableSlot *

@@ -7,7 +7,10 @@
 # once into a cache outside the clone, see test/assert_build.sh) unless
 # CX_SKIP_ASSERT=1, and PostgreSQL's own regression suite under heap and
 # under the compressx access method (test/core_regress.sh, one more counted
-# unit) unless CX_SKIP_CORE=1.  Ends with the line "N passed, N failed".
+# unit) unless CX_SKIP_CORE=1, and a warnings-as-errors compile against
+# PostgreSQL 15, 17 and 18 (test/compile_check.sh, one more counted unit;
+# 17 and 18 built once into a cache outside the clone) unless
+# CX_SKIP_COMPILE=1.  Ends with the line "N passed, N failed".
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -47,6 +50,16 @@ if [ "${CX_SKIP_CORE:-}" != 1 ]; then
         passed=$((passed + 1))
     else
         failed=$((failed + 1)); failures="$failures core-regress"
+    fi
+fi
+
+if [ "${CX_SKIP_COMPILE:-}" != 1 ]; then
+    cx_log "compile check against PostgreSQL 15, 17 and 18: test/compile_check.sh (CX_SKIP_COMPILE=1 skips it)"
+    bash "$cx_root/test/compile_check.sh" | sed -u 's/^/    /'
+    if [ "${PIPESTATUS[0]}" -eq 0 ]; then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1)); failures="$failures compile-check"
     fi
 fi
 

@@ -73,7 +73,7 @@ my $before = $state->('vf');
 foreach my $op ('VACUUM FULL vf', 'CLUSTER vf USING vf_pkey')
 {
     crash_during("SET compressx.debug_rewrite_delay = '30ms'; $op;",
-        q{SELECT heap_tuples_written > 50 FROM pg_stat_progress_cluster}, $op);
+        q{SELECT heap_tuples_scanned > 200 OR heap_tuples_written > 200 FROM pg_stat_progress_cluster}, $op);
     is($state->('vf'), $before, "$op: data identical after the crash");
     is($node->safe_psql('postgres', q{SELECT methods::text FROM compressx.column_stats('vf') WHERE column_name = 'body'}),
         '{"zstd": 4000}', "$op: old encoding complete after the crash");
@@ -86,8 +86,9 @@ foreach my $op ('VACUUM FULL vf', 'CLUSTER vf USING vf_pkey')
                                    SELECT compressx.set_column_codec('vf', 'body', 'lz4');});
 }
 
-# --- ALTER TABLE .. SET ACCESS METHOD, both ways (no delay hook: big enough
-# to be caught running; finishing first would also have to pass)
+# --- ALTER TABLE .. SET ACCESS METHOD, both ways (no delay hook: the crash
+# comes while the ALTER has run for 300 ms; if it committed just before,
+# the new state must be complete instead)
 $node->safe_psql('postgres', q{
     CREATE TABLE sam (id integer PRIMARY KEY, body text, extra text);
     SELECT fill('sam', 30000);
@@ -99,7 +100,9 @@ foreach my $target ('compressx', 'heap')
     crash_during("ALTER TABLE sam SET ACCESS METHOD $target;",
         q{SELECT count(*) > 0 FROM pg_stat_activity WHERE query LIKE 'ALTER TABLE sam%' AND state = 'active'
           AND now() - query_start > interval '300 ms'}, "SET ACCESS METHOD $target");
-    is($am->('sam'), $from, "SET ACCESS METHOD $target: still $from after the crash");
+    my $after = $am->('sam');
+    ok($after eq $from || $after eq $target, "SET ACCESS METHOD $target: old or new state after the crash");
+    note("SET ACCESS METHOD $target: crash left the table $after");
     is($state->('sam'), $before, "SET ACCESS METHOD $target: data identical after the crash");
     $orphans_ok->('sam', "SET ACCESS METHOD $target after crash");
     $node->safe_psql('postgres', "ALTER TABLE sam SET ACCESS METHOD $target");

@@ -1,0 +1,209 @@
+#!/usr/bin/env bash
+# Compiles compressx with warnings as errors (COPT=-Werror; the Makefile
+# never sets -Werror) against the PostgreSQL major versions it must build
+# on: Debian's 15 (the primary target, when installed) and 17 and 18 from
+# installations cached outside the clone (16 too when asked for and
+# available, see below).  A missing cached version is built first, once
+# (about 2.5 minutes each on 2 cores): the source package postgresql-NN
+# comes from Debian (deb-src for trixie and sid, added in a file of its
+# own), unpacked without Debian's patches, and installed into
+# /opt/compressx-cache/pgNN.  Each compile runs in a private copy of the
+# tree (src/, sql/, Makefile, compressx.control; no object files), so the
+# checkout is left alone.  Prints one line per version, "pgNN (version): ok"
+# or "... FAILED" followed by the compiler's errors, and ends with
+# "N passed, N failed"; exits non-zero on failure.
+#
+#   CX_COMPILE_VERSIONS  majors to check ("15 17 18"); 15 is Debian's
+#                        installation, never built here.  16 is not among
+#                        the defaults: no Debian suite reachable here serves
+#                        postgresql-16 (bookworm has 15, trixie 17, sid 18).
+#                        A listed version that is neither cached nor served
+#                        is reported as skipped, not failed.
+#   CX_COMPILE_CACHE     cache directory (/opt/compressx-cache)
+#   CX_COMPILE_JOBS      make -j for PostgreSQL builds (number of cores)
+#   CX_COMPILE_BUILD_ONLY=1  only make sure the cached versions are built
+#
+# `compile_check.sh --build NN` builds (or finds cached) version NN and
+# prints its prefix.
+#
+# The PostgreSQL builds use upstream's tree: one of Debian's patches makes
+# `make install` write modules into /usr/lib/postgresql/NN/lib, the Debian
+# installation's directory, whatever the prefix.  `make install` goes to a
+# staging directory first, is checked to stay inside the prefix and is then
+# moved into place, so a prefix is either complete (marker file, written
+# last) or absent.  The same approach as test/assert_build.sh.
+set -uo pipefail
+umask 022
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+cache=${CX_COMPILE_CACHE:-/opt/compressx-cache}
+versions=${CX_COMPILE_VERSIONS:-15 17 18}
+jobs=${CX_COMPILE_JOBS:-$(nproc)}
+# First line of each marker: what was asked for.  A change of recipe (bump
+# the number) or options rebuilds; any minor version of the major will do.
+recipe=1
+configure_opts="--without-icu --with-lz4 --with-zstd"
+build_deps="gcc make perl bison flex libreadline-dev zlib1g-dev liblz4-dev libzstd-dev
+    pkg-config dpkg-dev bzip2 xz-utils"
+src_list=/etc/apt/sources.list.d/compressx-pg-src.sources
+# The Debian 15 installation test/lib.sh uses.
+debian15=/usr/lib/postgresql/15/bin/pg_config
+
+start=$(date +%s)
+log() { printf '== compile check [%ds]: %s\n' "$(( $(date +%s) - start ))" "$*" >&2; }
+as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+
+key_of() { echo "compressx-compile-build recipe=$recipe postgresql-$1 --prefix=$cache/pg$1 $configure_opts"; }
+
+# cached_ok NN: the installation in $cache/pgNN is complete.
+cached_ok() {
+    local v=$1 prefix=$cache/pg$1 marker=$cache/pg$1/.compressx-compile-build pgxs
+    [ -f "$marker" ] && [ "$(head -n 1 "$marker")" = "$(key_of "$v")" ] || return 1
+    [ -x "$prefix/bin/pg_config" ] || return 1
+    "$prefix/bin/pg_config" --version | grep -q "^PostgreSQL $v\." || return 1
+    pgxs=$("$prefix/bin/pg_config" --pgxs 2>/dev/null) && [ -f "$pgxs" ] || return 1
+    [ -f "$("$prefix/bin/pg_config" --includedir-server)/postgres.h" ]
+}
+
+# Debian's source archive for trixie and sid, deb-src only (a one-line
+# deb-src entry would conflict with debian.sources' Signed-By), and fresh
+# package lists: once per run, and only when something must be built.
+apt_ready=""
+ensure_apt() {
+    [ -n "$apt_ready" ] && return 0
+    if [ ! -f "$src_list" ]; then
+        log "adding deb-src for trixie and sid: $src_list"
+        as_root tee "$src_list" >/dev/null <<'EOF'
+# compressx (test/compile_check.sh): PostgreSQL sources newer than bookworm's
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: trixie sid
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+EOF
+    fi
+    log "apt-get update"
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q >"$cache/apt-compile.log" 2>&1 ||
+        { tail -n 20 "$cache/apt-compile.log" >&2; log "apt-get update failed"; return 1; }
+    log "installing build dependencies"
+    # shellcheck disable=SC2086
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $build_deps \
+        >>"$cache/apt-compile.log" 2>&1 ||
+        { tail -n 20 "$cache/apt-compile.log" >&2; log "apt-get install failed"; return 1; }
+    apt_ready=1
+}
+
+# build NN: make sure $cache/pgNN is complete, building it if not.  Returns
+# 0 when it is, 2 when Debian serves no source for NN, 1 on failure.
+# Runs in a subshell (its own cd, traps and lock).
+build() (
+    set -e
+    v=$1
+    prefix=$cache/pg$v
+    marker=$prefix/.compressx-compile-build
+    build=$cache/build.pg$v
+    logs=$cache/logs.pg$v
+    cached_ok "$v" && exit 0
+    as_root mkdir -p "$cache"
+    [ -w "$cache" ] || as_root chown "$(id -u):$(id -g)" "$cache"
+    exec 8>>"$cache/.pg$v.lock"
+    log "pg$v: waiting for $cache/.pg$v.lock"
+    flock 8
+    cached_ok "$v" && exit 0       # built by another run meanwhile
+
+    ensure_apt || exit 1
+    got=$(apt-cache showsrc "postgresql-$v" 2>/dev/null | sed -n 's/^Version: //p' | sort -ruV | sed -n 1p)
+    if [ -z "$got" ]; then
+        log "pg$v: no Debian suite reachable here serves postgresql-$v"
+        exit 2
+    fi
+    t0=$(date +%s)
+    log "pg$v: building postgresql-$v $got into $prefix (about 3 minutes on 2 cores; logs in $logs)"
+    rm -rf "$build" "$logs"
+    mkdir -p "$build/dl" "$logs"
+    chmod 755 "$build" "$build/dl"
+    (cd "$build/dl" && apt-get source -q --download-only "postgresql-$v=$got") >"$logs/source.log" 2>&1 ||
+        { tail -n 20 "$logs/source.log" >&2; log "pg$v: apt-get source failed"; exit 1; }
+    dsc=$(ls "$build"/dl/postgresql-"$v"_*.dsc)
+    dpkg-source -x --skip-patches "$dsc" "$build/src" >>"$logs/source.log" 2>&1 ||
+        { tail -n 20 "$logs/source.log" >&2; log "pg$v: dpkg-source -x failed"; exit 1; }
+    cd "$build/src"
+    # shellcheck disable=SC2086
+    ./configure --prefix="$prefix" $configure_opts >"$logs/configure.log" 2>&1 ||
+        { tail -n 30 "$logs/configure.log" >&2; log "pg$v: configure failed"; exit 1; }
+    log "pg$v: configured [$(( $(date +%s) - t0 ))s], make -j$jobs"
+    make -j"$jobs" >"$logs/make.log" 2>&1 ||
+        { grep -E 'error|Error' "$logs/make.log" | tail -n 30 >&2; log "pg$v: make failed"; exit 1; }
+    log "pg$v: built [$(( $(date +%s) - t0 ))s], make install into a staging directory"
+    stage=$build/stage
+    make install DESTDIR="$stage" >"$logs/install.log" 2>&1 ||
+        { tail -n 30 "$logs/install.log" >&2; log "pg$v: make install failed"; exit 1; }
+    stray=$(cd "$stage" && find . -mindepth 1 \( -type f -o -type l \) ! -path ".$prefix/*" | head -n 5)
+    if [ -n "$stray" ]; then
+        log "pg$v: make install would write outside $prefix: $stray"; exit 1
+    fi
+    rm -rf "$prefix"
+    mv "$stage$prefix" "$prefix"
+    pkglibdir=$("$prefix/bin/pg_config" --pkglibdir)
+    case "$pkglibdir" in
+        "$prefix"/*) ;;
+        *) log "pg$v: pg_config --pkglibdir is $pkglibdir, outside $prefix"; rm -rf "$prefix"; exit 1 ;;
+    esac
+    {
+        key_of "$v"
+        echo "installed: postgresql-$v $got ($("$prefix/bin/pg_config" --version)) $(date -u +%FT%TZ), build $(( $(date +%s) - t0 ))s"
+    } >"$marker.tmp"
+    mv "$marker.tmp" "$marker"
+    cached_ok "$v" || { log "pg$v: installation in $prefix is incomplete"; exit 1; }
+    cd /
+    rm -rf "$build"
+    log "pg$v: done in $(( $(date +%s) - t0 ))s: $prefix ($("$prefix/bin/pg_config" --version))"
+)
+
+if [ "${1:-}" = "--build" ]; then
+    [ $# -eq 2 ] || { echo "usage: $0 [--build NN]" >&2; exit 2; }
+    build "$2" && echo "$cache/pg$2"
+    exit
+fi
+
+passed=0
+failed=0
+skipped=""
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/compressx-compile.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+for v in $versions; do
+    if [ "$v" = 15 ]; then
+        if [ ! -x "$debian15" ]; then
+            skipped="$skipped 15"; echo "pg15: skipped ($debian15 is not installed)"; continue
+        fi
+        pg_config=$debian15
+    else
+        build "$v"
+        rc=$?
+        if [ "$rc" -eq 2 ]; then
+            skipped="$skipped $v"; echo "pg$v: skipped (no Debian source for postgresql-$v)"; continue
+        elif [ "$rc" -ne 0 ]; then
+            failed=$((failed + 1)); echo "pg$v: FAILED (PostgreSQL $v could not be built, logs in $cache/logs.pg$v)"; continue
+        fi
+        pg_config=$cache/pg$v/bin/pg_config
+    fi
+    [ "${CX_COMPILE_BUILD_ONLY:-}" = 1 ] && continue
+    # A private copy of the sources, without object files or .git.
+    dir=$tmp/pg$v
+    mkdir -p "$dir"
+    tar -C "$root" --exclude='*.o' --exclude='*.bc' --exclude='*.so' -cf - \
+        src sql Makefile compressx.control | tar -C "$dir" -xf -
+    version=$("$pg_config" --version)
+    # -k: every file's errors, not just the first failing file's
+    if make -k -C "$dir" PG_CONFIG="$pg_config" COPT=-Werror >"$tmp/pg$v.log" 2>&1; then
+        passed=$((passed + 1)); echo "pg$v ($version): ok"
+    else
+        failed=$((failed + 1)); echo "pg$v ($version): FAILED"
+        grep -E '(error|warning):|\*\*\*' "$tmp/pg$v.log" | sed 's/^/    /' | head -n 40
+    fi
+done
+
+[ -n "$skipped" ] && log "skipped:$skipped"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
