@@ -63,6 +63,16 @@ if [ "${CX_SKIP_COMPILE:-}" != 1 ]; then
     fi
 fi
 
+if [ "${CX_SKIP_FUZZ:-}" != 1 ]; then
+    cx_log "fuzzing the decoders: test/fuzz/run_fuzz.sh (CX_SKIP_FUZZ=1 skips it)"
+    bash "$cx_root/test/fuzz/run_fuzz.sh" | sed -u 's/^/    /'
+    if [ "${PIPESTATUS[0]}" -eq 0 ]; then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1)); failures="$failures fuzz"
+    fi
+fi
+
 if [ -n "$failures" ]; then
     echo "failed:$failures (logs in $work)"
 elif [ -z "${CX_KEEP_WORKDIR:-}" ]; then

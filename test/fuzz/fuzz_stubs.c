@@ -1,0 +1,196 @@
+/*
+ * fuzz_stubs.c
+ *	  Just enough of the PostgreSQL backend for compressx's decoders to run
+ *	  in a standalone fuzzing harness: palloc from a per-input arena,
+ *	  ereport/elog unwinding with longjmp, and the catalog and TOAST
+ *	  functions the decoders may reach (an out-of-line reference reads its
+ *	  body from the harness).
+ */
+#include "postgres.h"
+
+#include <setjmp.h>
+
+#include "access/detoast.h"
+#include "access/toast_internals.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "utils/builtins.h"
+#include "utils/memutils.h"
+#include "utils/tuplestore.h"
+
+#include "fuzz_stubs.h"
+
+sigjmp_buf fuzz_jmp;
+int			fuzz_errors = 0;
+const char *fuzz_external_body = NULL;
+size_t		fuzz_external_len = 0;
+
+/* error handling globals referenced by macros */
+ErrorContextCallback *error_context_stack = NULL;
+sigjmp_buf *PG_exception_stack = NULL;
+MemoryContext CurrentMemoryContext = NULL;
+
+/* arena: every allocation of one input, freed after it */
+static void **arena = NULL;
+static size_t arena_n = 0,
+			arena_cap = 0;
+
+/* each block starts with its size, for repalloc */
+static void *
+arena_alloc(size_t size)
+{
+	size_t	   *p = calloc(1, sizeof(size_t) * 2 + size);
+
+	if (p == NULL)
+		abort();
+	if (arena_n == arena_cap)
+	{
+		arena_cap = arena_cap ? arena_cap * 2 : 64;
+		arena = realloc(arena, arena_cap * sizeof(void *));
+	}
+	arena[arena_n++] = p;
+	p[0] = size;
+	return p + 2;
+}
+
+void
+fuzz_arena_reset(void)
+{
+	for (size_t i = 0; i < arena_n; i++)
+		free(arena[i]);
+	arena_n = 0;
+}
+
+void *
+palloc(Size size)
+{
+	if (size > MaxAllocSize)
+		abort();				/* the decoders must check sizes first */
+	return arena_alloc(size);
+}
+
+void *
+palloc0(Size size)
+{
+	return palloc(size);
+}
+
+void
+pfree(void *pointer)
+{
+	/* freed with the arena */
+}
+
+void *
+repalloc(void *pointer, Size size)
+{
+	size_t		old = ((size_t *) pointer)[-2];
+	void	   *p = palloc(size);
+
+	memcpy(p, pointer, old < size ? old : size);
+	return p;
+}
+
+void *
+MemoryContextAlloc(MemoryContext context, Size size)
+{
+	return palloc(size);
+}
+
+char *
+pstrdup(const char *in)
+{
+	char	   *p = palloc(strlen(in) + 1);
+
+	strcpy(p, in);
+	return p;
+}
+
+/* ereport / elog: remember and unwind to the harness */
+bool
+errstart(int elevel, const char *domain)
+{
+	return elevel >= ERROR;
+}
+
+bool
+errstart_cold(int elevel, const char *domain)
+{
+	return errstart(elevel, domain);
+}
+
+void
+errfinish(const char *filename, int lineno, const char *funcname)
+{
+	fuzz_errors++;
+	siglongjmp(fuzz_jmp, 1);
+}
+
+int			errcode(int sqlerrcode) { return 0; }
+int			errmsg(const char *fmt,...) { return 0; }
+int			errmsg_internal(const char *fmt,...) { return 0; }
+int			errdetail(const char *fmt,...) { return 0; }
+int			errhint(const char *fmt,...) { return 0; }
+int			errcontext_msg(const char *fmt,...) { return 0; }
+int			set_errcontext_domain(const char *domain) { return 0; }
+
+/* SQL-level helpers of frame.c the harness never reaches */
+void		InitMaterializedSRF(FunctionCallInfo fcinfo, bits32 flags) { abort(); }
+void		tuplestore_putvalues(Tuplestorestate *state, TupleDesc tdesc,
+								 Datum *values, bool *isnull) { abort(); }
+char	   *text_to_cstring(const text *t) { abort(); }
+text	   *cstring_to_text(const char *s) { abort(); }
+
+/* encoding paths of format.c, not fuzzed here */
+Datum		toast_compress_datum(Datum value, char cmethod) { abort(); }
+Datum		toast_save_datum(Relation rel, Datum value, struct varlena *oldexternal,
+							 int options) { abort(); }
+void		toast_delete_datum(Relation rel, Datum value, bool is_speculative) { abort(); }
+
+/* catalog lookups: no relation is known */
+char *
+get_rel_name(Oid relid)
+{
+	return NULL;
+}
+
+/*
+ * An out-of-line reference's body comes from the harness input, as
+ * detoast_external_attr would return it: a plain 4-byte-header varlena.
+ */
+struct varlena *
+detoast_external_attr(struct varlena *attr)
+{
+	struct varlena *result;
+
+	if (fuzz_external_body == NULL)
+		elog(ERROR, "no external value");
+	result = palloc(VARHDRSZ + fuzz_external_len);
+	SET_VARSIZE(result, VARHDRSZ + fuzz_external_len);
+	memcpy(VARDATA(result), fuzz_external_body, fuzz_external_len);
+	return result;
+}
+
+struct varlena *
+detoast_attr(struct varlena *attr)
+{
+	elog(ERROR, "detoast_attr is not part of the fuzzed paths");
+	return NULL;
+}
+
+struct varlena *
+pg_detoast_datum_packed(struct varlena *datum)
+{
+	return datum;
+}
+
+HeapTuple
+SearchSysCache1(int cacheId, Datum key1)
+{
+	return NULL;
+}
+
+void
+ReleaseSysCache(HeapTuple tuple)
+{
+}

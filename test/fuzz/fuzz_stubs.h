@@ -1,0 +1,9 @@
+#ifndef FUZZ_STUBS_H
+#define FUZZ_STUBS_H
+#include <setjmp.h>
+extern sigjmp_buf fuzz_jmp;
+extern int	fuzz_errors;
+extern const char *fuzz_external_body;
+extern size_t fuzz_external_len;
+extern void fuzz_arena_reset(void);
+#endif
