@@ -62,6 +62,16 @@ is_own_inline(struct varlena *v)
 	return cx_is_own_datum(v) && VARSIZE(v) > CX_REF_SIZE;
 }
 
+/* Replace the own inline value vals[i] by a reference to a TOAST copy. */
+static void
+move_out_of_line(Relation rel, Datum *vals, int i, int options, List **created_refs)
+{
+	vals[i] = PointerGetDatum(cx_externalize(rel, (struct varlena *) DatumGetPointer(vals[i]),
+											 options & ~HEAP_INSERT_SPECULATIVE));
+	if (created_refs)
+		*created_refs = lappend(*created_refs, DatumGetPointer(vals[i]));
+}
+
 HeapTuple
 cx_encode_row(Relation rel, const CxColumnSetting *settings,
 			  Datum *values, bool *isnull, HeapTuple oldtup, int options,
@@ -151,8 +161,10 @@ cx_encode_row(Relation rel, const CxColumnSetting *settings,
 
 	/*
 	 * Heap's toaster must never meet an inline zstd value in a row it has to
-	 * shrink: move them out of line ourselves, largest first, until the row
-	 * fits the toast target.
+	 * shrink, so compressx moves its own values out of line itself: first
+	 * every one larger than compressx.inline_max (large values stay out of
+	 * the row, so scans of other columns read as few pages as heap's), then,
+	 * largest first, as many as the row needs to fit the toast target.
 	 */
 	hoff = SizeofHeapTupleHeader;
 	if (hasnulls)
@@ -160,32 +172,39 @@ cx_encode_row(Relation rel, const CxColumnSetting *settings,
 	hoff = MAXALIGN(hoff);
 	maxDataLen = RelationGetToastTupleTarget(rel, TOAST_TUPLE_TARGET) - hoff;
 
-	while (OidIsValid(rel->rd_rel->reltoastrelid) &&
-		   heap_compute_data_size(desc, vals, nulls) > maxDataLen)
+	if (OidIsValid(rel->rd_rel->reltoastrelid))
 	{
-		int			biggest = -1;
-		Size		biggest_size = 0;
-
 		for (int i = 0; i < natts; i++)
 		{
-			struct varlena *v;
+			struct varlena *v = (struct varlena *) DatumGetPointer(vals[i]);
 
-			if (nulls[i] || TupleDescAttr(desc, i)->attlen != -1)
-				continue;
-			v = (struct varlena *) DatumGetPointer(vals[i]);
-			if (is_own_inline(v) && VARSIZE(v) > biggest_size)
-			{
-				biggest = i;
-				biggest_size = VARSIZE(v);
-			}
+			if (!nulls[i] && TupleDescAttr(desc, i)->attlen == -1 &&
+				is_own_inline(v) && VARSIZE(v) > (Size) cx_inline_max)
+				move_out_of_line(rel, vals, i, options, created_refs);
 		}
-		if (biggest < 0)
-			break;
-		vals[biggest] = PointerGetDatum(cx_externalize(rel,
-													   (struct varlena *) DatumGetPointer(vals[biggest]),
-													   options & ~HEAP_INSERT_SPECULATIVE));
-		if (created_refs)
-			*created_refs = lappend(*created_refs, DatumGetPointer(vals[biggest]));
+
+		while (heap_compute_data_size(desc, vals, nulls) > maxDataLen)
+		{
+			int			biggest = -1;
+			Size		biggest_size = 0;
+
+			for (int i = 0; i < natts; i++)
+			{
+				struct varlena *v;
+
+				if (nulls[i] || TupleDescAttr(desc, i)->attlen != -1)
+					continue;
+				v = (struct varlena *) DatumGetPointer(vals[i]);
+				if (is_own_inline(v) && VARSIZE(v) > biggest_size)
+				{
+					biggest = i;
+					biggest_size = VARSIZE(v);
+				}
+			}
+			if (biggest < 0)
+				break;
+			move_out_of_line(rel, vals, biggest, options, created_refs);
+		}
 	}
 
 	return heap_form_tuple(desc, vals, nulls);

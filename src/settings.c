@@ -47,6 +47,7 @@
 #include "utils/syscache.h"
 
 #include "compat.h"
+#include "format.h"
 #include "settings.h"
 
 PG_FUNCTION_INFO_V1(compressx_set_column_codec);
@@ -59,6 +60,7 @@ PG_FUNCTION_INFO_V1(compressx_on_sql_drop);
 int			cx_default_codec = CX_CODEC_ZSTD;
 int			cx_default_level = 0;
 int			cx_min_size = 64;
+int			cx_inline_max = 1024;
 
 const struct config_enum_entry cx_codec_options[] = {
 	{"none", CX_CODEC_NONE, false},
@@ -140,6 +142,11 @@ cx_settings_init(void)
 							"A level outside the codec's range is replaced by the codec's default.",
 							&cx_default_level, 0, -7, 22,
 							PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("compressx.inline_max",
+							"compressx values stored larger than this go out of line (TOAST).",
+							"Keeps rows small, so scans of other columns read few pages; smaller values stay in the row while it fits the toast target.",
+							&cx_inline_max, 1024, CX_REF_SIZE + 1, MaxAllocSize,
+							PGC_USERSET, GUC_UNIT_BYTE, NULL, NULL, NULL);
 	DefineCustomIntVariable("compressx.min_size",
 							"Values shorter than this many bytes are stored as they are, for columns without a setting of their own.",
 							NULL,

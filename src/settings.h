@@ -25,6 +25,7 @@ typedef struct CxColumnSetting
 extern int	cx_default_codec;
 extern int	cx_default_level;
 extern int	cx_min_size;
+extern int	cx_inline_max;
 extern const struct config_enum_entry cx_codec_options[];
 
 /*
