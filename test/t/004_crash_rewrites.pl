@@ -1,6 +1,7 @@
 # Crash safety of the other rewrites of compressx tables: an immediate
-# shutdown in the middle of VACUUM FULL, CLUSTER, ALTER TABLE .. SET ACCESS
-# METHOD (both ways) and a large COPY leaves the old state complete, a
+# shutdown in the middle of VACUUM FULL, CLUSTER, recompress_table, ALTER
+# TABLE .. SET ACCESS METHOD (both ways) and a large COPY leaves the old
+# state complete, a
 # second run completes with the same data, and no out-of-line value is left
 # without a row referencing it.
 use strict;
@@ -85,6 +86,21 @@ foreach my $op ('VACUUM FULL vf', 'CLUSTER vf USING vf_pkey')
     $node->safe_psql('postgres', q{SELECT compressx.set_column_codec('vf', 'body', 'zstd'); VACUUM FULL vf;
                                    SELECT compressx.set_column_codec('vf', 'body', 'lz4');});
 }
+
+# --- recompress_table on a compressx table (stored lz4 first)
+$node->safe_psql('postgres', 'VACUUM FULL vf');
+crash_during(q{SET compressx.debug_rewrite_delay = '30ms'; SELECT * FROM recompress_table('vf', 'zstd', 12, '{body}');},
+    q{SELECT tuples_written > 200 FROM compressx.recompress_progress}, 'recompress_table zstd 12');
+is($state->('vf'), $before, 'recompress_table: data identical after the crash');
+is($node->safe_psql('postgres', q{SELECT methods::text FROM compressx.column_stats('vf') WHERE column_name = 'body'}),
+    '{"lz4": 4000}', 'recompress_table: old encoding complete after the crash');
+is($node->safe_psql('postgres', q{SELECT codec FROM compressx.column_settings WHERE attname = 'body'}),
+    'lz4', 'recompress_table: old setting after the crash');
+$orphans_ok->('vf', 'recompress_table after crash');
+$node->safe_psql('postgres', q{SELECT * FROM recompress_table('vf', 'zstd', 12, '{body}')});
+is($state->('vf'), $before, 'recompress_table: second run, data identical');
+is($node->safe_psql('postgres', q{SELECT methods::text FROM compressx.column_stats('vf') WHERE column_name = 'body'}),
+    '{"zstd": 4000}', 'recompress_table: second run re-encoded');
 
 # --- ALTER TABLE .. SET ACCESS METHOD, both ways (no delay hook: the crash
 # comes while the ALTER has run for 300 ms; if it committed just before,
