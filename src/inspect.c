@@ -143,6 +143,58 @@ cx_check_table_relkind(Relation rel)
 }
 
 /*
+ * Open a table the current user may SELECT from (checked before any lock
+ * is taken) with AccessShareLock, and set *leaves to the relations with
+ * storage to read: the table itself, or every leaf partition (locked
+ * too).  Errors for missing relations and unsupported kinds.
+ */
+Relation
+cx_open_readable_table(Oid relid, List **leaves)
+{
+	AclResult	aclresult = pg_class_aclcheck(relid, GetUserId(), ACL_SELECT);
+	Relation	rel;
+	List	   *all;
+	ListCell   *lc;
+
+	if (aclresult != ACLCHECK_OK)
+	{
+		char	   *name = get_rel_name(relid);
+
+		if (name == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_TABLE),
+					 errmsg("relation with OID %u does not exist", relid)));
+		aclcheck_error(aclresult, OBJECT_TABLE, name);
+	}
+	rel = try_relation_open(relid, AccessShareLock);
+	if (rel == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", relid)));
+	cx_check_table_relkind(rel);
+
+	if (rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE)
+		all = find_all_inheritors(relid, AccessShareLock, NULL);
+	else
+		all = list_make1_oid(relid);
+	*leaves = NIL;
+	foreach(lc, all)
+	{
+		Oid			leafid = lfirst_oid(lc);
+
+		if (RELKIND_HAS_STORAGE(get_rel_relkind(leafid)))
+		{
+			Relation	leaf = table_open(leafid, NoLock);
+
+			cx_check_table_relkind(leaf);
+			table_close(leaf, NoLock);
+			*leaves = lappend_oid(*leaves, leafid);
+		}
+	}
+	return rel;
+}
+
+/*
  * Number of blocks to read for about sample_rows tuples, from the planner's
  * statistics, or from the first block's line pointer count when the table
  * has never been analyzed.
@@ -343,7 +395,6 @@ compressx_stored_summary(PG_FUNCTION_ARGS)
 	List	   *leaves;
 	List	   *columns = NIL;
 	ListCell   *lc;
-	AclResult	aclresult;
 
 	if (PG_ARGISNULL(0))
 		ereport(ERROR,
@@ -358,25 +409,7 @@ compressx_stored_summary(PG_FUNCTION_ARGS)
 	relid = PG_GETARG_OID(0);
 	InitMaterializedSRF(fcinfo, 0);
 
-	/* Check privileges before taking any lock. */
-	aclresult = pg_class_aclcheck(relid, GetUserId(), ACL_SELECT);
-	if (aclresult != ACLCHECK_OK)
-	{
-		char	   *name = get_rel_name(relid);
-
-		if (name == NULL)
-			ereport(ERROR,
-					(errcode(ERRCODE_UNDEFINED_TABLE),
-					 errmsg("relation with OID %u does not exist", relid)));
-		aclcheck_error(aclresult, OBJECT_TABLE, name);
-	}
-
-	rel = try_relation_open(relid, AccessShareLock);
-	if (rel == NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_TABLE),
-				 errmsg("relation with OID %u does not exist", relid)));
-	cx_check_table_relkind(rel);
+	rel = cx_open_readable_table(relid, &leaves);
 
 	/* Every varlena column gets a row, in the table's column order. */
 	for (int i = 0; i < RelationGetDescr(rel)->natts; i++)
@@ -387,20 +420,11 @@ compressx_stored_summary(PG_FUNCTION_ARGS)
 			(void) find_or_add_column(&columns, NameStr(att->attname));
 	}
 
-	if (rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE)
-		leaves = find_all_inheritors(relid, AccessShareLock, NULL);
-	else
-		leaves = list_make1_oid(relid);
-
 	foreach(lc, leaves)
 	{
 		Relation	leaf = table_open(lfirst_oid(lc), NoLock);
 
-		if (RELKIND_HAS_STORAGE(leaf->rd_rel->relkind))
-		{
-			cx_check_table_relkind(leaf);
-			summarize_leaf(leaf, sample_rows, &columns);
-		}
+		summarize_leaf(leaf, sample_rows, &columns);
 		table_close(leaf, NoLock);
 	}
 

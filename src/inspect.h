@@ -50,6 +50,9 @@ extern void cx_visit_tuples(Relation rel, Snapshot snapshot,
 							int64 sample_rows, CxTupleVisitor visitor,
 							void *arg);
 
+/* Open a readable table and list its leaves with storage (see inspect.c). */
+extern Relation cx_open_readable_table(Oid relid, List **leaves);
+
 /* Error unless rel is a table stored by heap or compressx, or partitioned. */
 extern void cx_check_table_relkind(Relation rel);
 

@@ -155,7 +155,6 @@ compressx_verify(PG_FUNCTION_ARGS)
 	Relation	rel;
 	List	   *leaves;
 	ListCell   *lc;
-	AclResult	aclresult;
 	int64		rows = 0;
 
 	if (PG_ARGISNULL(0))
@@ -165,37 +164,12 @@ compressx_verify(PG_FUNCTION_ARGS)
 	relid = PG_GETARG_OID(0);
 	InitMaterializedSRF(fcinfo, 0);
 
-	aclresult = pg_class_aclcheck(relid, GetUserId(), ACL_SELECT);
-	if (aclresult != ACLCHECK_OK)
-	{
-		char	   *name = get_rel_name(relid);
-
-		if (name == NULL)
-			ereport(ERROR,
-					(errcode(ERRCODE_UNDEFINED_TABLE),
-					 errmsg("relation with OID %u does not exist", relid)));
-		aclcheck_error(aclresult, OBJECT_TABLE, name);
-	}
-	rel = try_relation_open(relid, AccessShareLock);
-	if (rel == NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_TABLE),
-				 errmsg("relation with OID %u does not exist", relid)));
-	cx_check_table_relkind(rel);
-
-	if (rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE)
-		leaves = find_all_inheritors(relid, AccessShareLock, NULL);
-	else
-		leaves = list_make1_oid(relid);
+	rel = cx_open_readable_table(relid, &leaves);
 	foreach(lc, leaves)
 	{
 		Relation	leaf = table_open(lfirst_oid(lc), NoLock);
 
-		if (RELKIND_HAS_STORAGE(leaf->rd_rel->relkind))
-		{
-			cx_check_table_relkind(leaf);
-			verify_leaf(leaf, rsinfo, &rows);
-		}
+		verify_leaf(leaf, rsinfo, &rows);
 		table_close(leaf, NoLock);
 	}
 	relation_close(rel, NoLock);

@@ -31,47 +31,30 @@ failures=""
 
 cx_run_parts "$cx_root" "$work" "$port"
 
-if [ "${CX_SKIP_ASSERT:-}" != 1 ]; then
-    cx_stop_cluster "$work"
-    cx_log "assert-enabled build: test/run_assert_suite.sh (CX_SKIP_ASSERT=1 skips it)"
-    # its output, indented, so that only the last line below is a summary
-    bash "$cx_root/test/run_assert_suite.sh" | sed -u 's/^/    /'
+# run_unit NAME SKIPVAR DESCRIPTION SCRIPT [ARGS]: one more counted unit;
+# its output is indented, so that only the last line below is a summary
+run_unit() {
+    local name=$1 skipvar=$2 what=$3 script=$4
+    shift 4
+    if [ "${!skipvar:-}" = 1 ]; then
+        return
+    fi
+    cx_log "$what: test/$script ($skipvar=1 skips it)"
+    bash "$cx_root/test/$script" "$@" | sed -u 's/^/    /'
     if [ "${PIPESTATUS[0]}" -eq 0 ]; then
         passed=$((passed + 1))
     else
-        failed=$((failed + 1)); failures="$failures assert-suite"
+        failed=$((failed + 1)); failures="$failures $name"
     fi
-fi
+}
 
-if [ "${CX_SKIP_CORE:-}" != 1 ]; then
-    cx_log "PostgreSQL's regression suite, heap against compressx: test/core_regress.sh (CX_SKIP_CORE=1 skips it)"
-    bash "$cx_root/test/core_regress.sh" --no-install | sed -u 's/^/    /'
-    if [ "${PIPESTATUS[0]}" -eq 0 ]; then
-        passed=$((passed + 1))
-    else
-        failed=$((failed + 1)); failures="$failures core-regress"
-    fi
-fi
-
-if [ "${CX_SKIP_COMPILE:-}" != 1 ]; then
-    cx_log "compile check against PostgreSQL 15, 17 and 18: test/compile_check.sh (CX_SKIP_COMPILE=1 skips it)"
-    bash "$cx_root/test/compile_check.sh" | sed -u 's/^/    /'
-    if [ "${PIPESTATUS[0]}" -eq 0 ]; then
-        passed=$((passed + 1))
-    else
-        failed=$((failed + 1)); failures="$failures compile-check"
-    fi
-fi
-
-if [ "${CX_SKIP_FUZZ:-}" != 1 ]; then
-    cx_log "fuzzing the decoders: test/fuzz/run_fuzz.sh (CX_SKIP_FUZZ=1 skips it)"
-    bash "$cx_root/test/fuzz/run_fuzz.sh" | sed -u 's/^/    /'
-    if [ "${PIPESTATUS[0]}" -eq 0 ]; then
-        passed=$((passed + 1))
-    else
-        failed=$((failed + 1)); failures="$failures fuzz"
-    fi
-fi
+# the assert suite starts its own cluster on the same port
+[ "${CX_SKIP_ASSERT:-}" = 1 ] || cx_stop_cluster "$work"
+run_unit assert-suite CX_SKIP_ASSERT "assert-enabled build" run_assert_suite.sh
+run_unit core-regress CX_SKIP_CORE "PostgreSQL's regression suite, heap against compressx" \
+    core_regress.sh --no-install
+run_unit compile-check CX_SKIP_COMPILE "compile check against PostgreSQL 15, 17 and 18" compile_check.sh
+run_unit fuzz CX_SKIP_FUZZ "fuzzing the decoders" fuzz/run_fuzz.sh
 
 if [ -n "$failures" ]; then
     echo "failed:$failures (logs in $work)"
