@@ -1,6 +1,7 @@
 # compressx: PGXS build.  `make && make install`; tests: test/run_tests.sh
 MODULE_big = compressx
 OBJS = \
+	src/advise.o \
 	src/am.o \
 	src/am_index.o \
 	src/am_write.o \
@@ -23,7 +24,7 @@ SHLIB_LINK = -llz4 -lzstd
 PG_CPPFLAGS = -I$(srcdir)/src
 
 # pg_regress files live in sql/ and expected/ (see test/run_tests.sh)
-REGRESS = codecs frame column_stats recompress am publication verify security
+REGRESS = codecs frame column_stats recompress am publication verify security advise
 REGRESS_OPTS = --load-extension=compressx
 
 PG_CONFIG ?= pg_config

@@ -1,0 +1,42 @@
+-- compressx.advise(): every codec and level on a sample, one recommendation
+CREATE TABLE adv (id integer, doc text, note text, n integer);
+INSERT INTO adv SELECT i, repeat('{"id": ' || i || ', "tags": ["alpha", "beta"], "text": "advice"} ', 20),
+       CASE WHEN i % 2 = 0 THEN md5(i::text) END, i
+FROM generate_series(1, 500) i;
+
+-- one row per column and candidate; ratio and speeds measured
+SELECT column_name, codec, level, ratio > 0 AS has_ratio,
+       compress_mb_s > 0 AS has_compress_speed, decompress_mb_s > 0 AS has_decompress_speed
+FROM compressx.advise('adv') ORDER BY column_name, codec, level;
+-- compressible documents shrink with every codec; short hashes do not
+SELECT column_name, bool_and(ratio > 1.5) AS all_shrink, bool_and(ratio <= 1) AS none_shrink
+FROM compressx.advise('adv') GROUP BY column_name ORDER BY column_name;
+-- exactly one recommendation per column; zstd-19 beats zstd-1 on ratio
+SELECT column_name, count(*) FILTER (WHERE recommended) AS recommendations
+FROM compressx.advise('adv') GROUP BY column_name ORDER BY column_name;
+SELECT (SELECT ratio FROM compressx.advise('adv') WHERE column_name = 'doc' AND codec = 'zstd' AND level = 19)
+    >= (SELECT ratio FROM compressx.advise('adv') WHERE column_name = 'doc' AND codec = 'zstd' AND level = 1)
+       AS higher_level_not_worse;
+-- the rule: best ratio among codecs fast enough; nothing is fast enough:
+-- the fastest compressor
+WITH a AS (SELECT * FROM compressx.advise('adv', 500, 0) WHERE column_name = 'doc')
+SELECT (SELECT ratio FROM a WHERE recommended) = (SELECT max(ratio) FROM a) AS best_ratio_when_no_speed_floor;
+WITH a AS (SELECT * FROM compressx.advise('adv', 500, 1e12) WHERE column_name = 'doc')
+SELECT (SELECT compress_mb_s FROM a WHERE recommended) = (SELECT max(compress_mb_s) FROM a) AS fastest_when_none_is_fast_enough;
+-- it reads compressx tables too (decoding their values first)
+CREATE TABLE adv_cx (LIKE adv) USING compressx;
+INSERT INTO adv_cx SELECT * FROM adv;
+SELECT count(*) AS rows, count(DISTINCT column_name) AS columns FROM compressx.advise('adv_cx', 100);
+-- bad input
+SELECT * FROM compressx.advise('adv', 0);
+SELECT * FROM compressx.advise('adv', 100, -1);
+SELECT * FROM compressx.advise(NULL);
+CREATE VIEW adv_view AS SELECT * FROM adv;
+SELECT * FROM compressx.advise('adv_view');
+CREATE ROLE cx_advised;
+SET ROLE cx_advised;
+SELECT * FROM compressx.advise('adv');
+RESET ROLE;
+DROP ROLE cx_advised;
+DROP VIEW adv_view;
+DROP TABLE adv, adv_cx;

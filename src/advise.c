@@ -1,0 +1,280 @@
+/*-------------------------------------------------------------------------
+ *
+ * advise.c
+ *	  compressx.advise(): try every codec on a sample of a table's values.
+ *
+ * For each variable-length column, a sample of stored values is decoded to
+ * plain bytes and compressed and decompressed with pglz, lz4 (levels 1 and
+ * 9) and zstd (levels 1, 3, 9, 19), in memory.  One row per column and
+ * candidate gives the stored ratio (including each format's header), and
+ * compress and decompress speed in MB of raw data per second.  Rule of the
+ * recommendation, per column: the best ratio among candidates compressing
+ * at least min_compress_mb_s; if none is that fast, the fastest one.
+ *
+ * Locking: AccessShareLock on the table; needs SELECT on it.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "portability/instr_time.h"
+#include "utils/builtins.h"
+#include "utils/memutils.h"
+#include "utils/snapmgr.h"
+
+#include "codec.h"
+#include "compat.h"
+#include "format.h"
+#include "inspect.h"
+
+PG_FUNCTION_INFO_V1(compressx_advise);
+
+typedef struct Candidate
+{
+	CxCodecId	codec;
+	int			level;			/* 0: the codec takes none */
+	int			header;			/* stored header bytes per value */
+} Candidate;
+
+static const Candidate candidates[] = {
+	{CX_CODEC_PGLZ, 0, VARHDRSZ_COMPRESSED},
+	{CX_CODEC_LZ4, 1, VARHDRSZ_COMPRESSED},
+	{CX_CODEC_LZ4, 9, VARHDRSZ_COMPRESSED},
+	{CX_CODEC_ZSTD, 1, CX_INLINE_HDRSZ},
+	{CX_CODEC_ZSTD, 3, CX_INLINE_HDRSZ},
+	{CX_CODEC_ZSTD, 9, CX_INLINE_HDRSZ},
+	{CX_CODEC_ZSTD, 19, CX_INLINE_HDRSZ},
+};
+#define NCANDIDATES lengthof(candidates)
+
+typedef struct SampleState
+{
+	List	   *tuples;			/* copies of stored tuples */
+	int64		limit;
+} SampleState;
+
+static void
+sample_visitor(HeapTuple tuple, void *arg)
+{
+	SampleState *st = (SampleState *) arg;
+
+	if (list_length(st->tuples) < st->limit)
+		st->tuples = lappend(st->tuples, heap_copytuple(tuple));
+}
+
+typedef struct Trial
+{
+	double		stored;
+	double		compress_s;
+	double		decompress_s;
+} Trial;
+
+/*
+ * Compress and decompress every value with one candidate; values that do
+ * not shrink count at their plain size, as compressx would store them.
+ */
+static void
+try_candidate(const Candidate *cand, List *values, Trial *res)
+{
+	const CxCodec *codec = cx_codec_by_id(cand->codec);
+	ListCell   *lc;
+	instr_time	start,
+				spent;
+	int			n = list_length(values);
+	char	  **outs = palloc0(sizeof(char *) * Max(n, 1));
+	int32	   *outlens = palloc0(sizeof(int32) * Max(n, 1));
+	int			i = 0;
+
+	res->stored = 0;
+	INSTR_TIME_SET_CURRENT(start);
+	foreach(lc, values)
+	{
+		struct varlena *v = (struct varlena *) lfirst(lc);
+		int32		rawlen = VARSIZE_ANY_EXHDR(v);
+		int32		cap = cx_codec_bound(codec, rawlen);
+		int32		len;
+
+		outs[i] = palloc(cap);
+		len = cx_codec_compress(codec, cand->level, VARDATA_ANY(v), rawlen, outs[i], cap);
+		if (len < 0 || len + cand->header >= rawlen + VARHDRSZ)
+		{
+			outlens[i] = -1;	/* stored plain */
+			res->stored += rawlen + VARHDRSZ;
+		}
+		else
+		{
+			outlens[i] = len;
+			res->stored += len + cand->header;
+		}
+		i++;
+	}
+	INSTR_TIME_SET_CURRENT(spent);
+	INSTR_TIME_SUBTRACT(spent, start);
+	res->compress_s = INSTR_TIME_GET_DOUBLE(spent);
+
+	i = 0;
+	INSTR_TIME_SET_CURRENT(start);
+	foreach(lc, values)
+	{
+		struct varlena *v = (struct varlena *) lfirst(lc);
+		int32		rawlen = VARSIZE_ANY_EXHDR(v);
+		char	   *dst;
+
+		if (outlens[i] >= 0)
+		{
+			dst = palloc(Max(rawlen, 1));
+			if (!cx_codec_decompress(codec, outs[i], outlens[i], dst, rawlen) ||
+				memcmp(dst, VARDATA_ANY(v), rawlen) != 0)
+				elog(ERROR, "%s did not round-trip a sampled value", codec->name);
+			pfree(dst);
+		}
+		i++;
+	}
+	INSTR_TIME_SET_CURRENT(spent);
+	INSTR_TIME_SUBTRACT(spent, start);
+	res->decompress_s = INSTR_TIME_GET_DOUBLE(spent);
+}
+
+static Datum
+rate(double raw, double seconds)
+{
+	/* MB per second, rounded; very fast runs are capped by timer resolution */
+	double		mbs = raw / 1e6 / Max(seconds, 1e-6);
+
+	return DirectFunctionCall2(numeric_round,
+							   DirectFunctionCall1(float8_numeric, Float8GetDatum(mbs)),
+							   Int32GetDatum(1));
+}
+
+/*
+ * compressx.advise(rel regclass, sample_rows int DEFAULT 1000,
+ *					min_compress_mb_s float8 DEFAULT 50)
+ *	  RETURNS TABLE (column_name name, codec text, level int, ratio numeric,
+ *					 compress_mb_s numeric, decompress_mb_s numeric,
+ *					 recommended boolean)
+ */
+Datum
+compressx_advise(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Oid			relid;
+	int64		sample_rows;
+	double		min_rate;
+	Relation	rel;
+	TupleDesc	desc;
+	List	   *leaves;
+	ListCell   *lc;
+	SampleState st = {NIL, 0};
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("arguments of compressx.advise must not be null")));
+	relid = PG_GETARG_OID(0);
+	sample_rows = PG_GETARG_INT32(1);
+	min_rate = PG_GETARG_FLOAT8(2);
+	if (sample_rows < 1 || sample_rows > 1000000)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("sample_rows must be between 1 and 1000000")));
+	if (min_rate < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("min_compress_mb_s must not be negative")));
+	InitMaterializedSRF(fcinfo, 0);
+
+	rel = cx_open_readable_table(relid, &leaves);
+	desc = RelationGetDescr(rel);
+	st.limit = sample_rows;
+	foreach(lc, leaves)
+	{
+		Relation	leaf = table_open(lfirst_oid(lc), NoLock);
+
+		cx_visit_tuples(leaf, GetActiveSnapshot(),
+						sample_rows / Max(list_length(leaves), 1) + 1,
+						sample_visitor, &st);
+		table_close(leaf, NoLock);
+	}
+
+	for (int att = 0; att < desc->natts; att++)
+	{
+		Form_pg_attribute a = TupleDescAttr(desc, att);
+		List	   *values = NIL;
+		double		raw = 0;
+		Trial		res[NCANDIDATES];
+		int			best = -1,
+					fastest = 0;
+
+		if (a->attisdropped || a->attlen != -1)
+			continue;
+
+		/* plain values of this column (partitions share the parent's names) */
+		foreach(lc, st.tuples)
+		{
+			HeapTuple	tuple = (HeapTuple) lfirst(lc);
+			Relation	leaf = table_open(tuple->t_tableOid, NoLock);
+			TupleDesc	ldesc = RelationGetDescr(leaf);
+
+			for (int i = 0; i < ldesc->natts; i++)
+			{
+				bool		isnull;
+				Datum		d;
+
+				if (strcmp(NameStr(TupleDescAttr(ldesc, i)->attname), NameStr(a->attname)) != 0 ||
+					TupleDescAttr(ldesc, i)->attisdropped)
+					continue;
+				d = heap_getattr(tuple, i + 1, ldesc, &isnull);
+				if (!isnull)
+				{
+					struct varlena *plain = cx_plain_value((struct varlena *) DatumGetPointer(d),
+														   tuple->t_tableOid, NameStr(a->attname));
+
+					values = lappend(values, plain);
+					raw += VARSIZE_ANY_EXHDR(plain);
+				}
+			}
+			table_close(leaf, NoLock);
+		}
+		if (values == NIL)
+			continue;
+
+		for (int c = 0; c < (int) NCANDIDATES; c++)
+		{
+			CHECK_FOR_INTERRUPTS();
+			try_candidate(&candidates[c], values, &res[c]);
+			if (res[c].compress_s < res[fastest].compress_s)
+				fastest = c;
+			if (raw / Max(res[c].compress_s, 1e-6) / 1e6 >= min_rate &&
+				(best < 0 || res[c].stored < res[best].stored))
+				best = c;
+		}
+		if (best < 0)
+			best = fastest;
+
+		for (int c = 0; c < (int) NCANDIDATES; c++)
+		{
+			Datum		vals[7];
+			bool		nulls[7] = {0};
+
+			vals[0] = NameGetDatum(&a->attname);
+			vals[1] = CStringGetTextDatum(cx_codec_by_id(candidates[c].codec)->name);
+			vals[2] = Int32GetDatum(candidates[c].level);
+			nulls[2] = candidates[c].level == 0;
+			vals[3] = DirectFunctionCall2(numeric_round,
+										  DirectFunctionCall1(float8_numeric,
+															  Float8GetDatum(raw / Max(res[c].stored, 1))),
+										  Int32GetDatum(2));
+			vals[4] = rate(raw, res[c].compress_s);
+			vals[5] = rate(raw, res[c].decompress_s);
+			vals[6] = BoolGetDatum(c == best);
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, vals, nulls);
+		}
+	}
+	relation_close(rel, NoLock);
+	return (Datum) 0;
+}
