@@ -42,6 +42,20 @@ SELECT column_name, "values", methods, external_values > 0 AS has_external,
        ratio > 1 AS shrinks
 FROM compressx.column_stats('docs');
 
+-- compressx.inline_max: stored zstd values larger than it go out of line
+CREATE TABLE inl (id integer, body text) USING compressx;
+INSERT INTO inl SELECT i, (SELECT string_agg(md5(k::text || i), '') FROM generate_series(1, 20) k)
+FROM generate_series(1, 20) i;                 -- 640 hex chars, about 400 bytes as zstd
+SET compressx.inline_max = 200;
+INSERT INTO inl SELECT id + 100, body FROM inl;
+RESET compressx.inline_max;
+-- the 20 rows written with inline_max 200 hold references, the others not
+SELECT methods, external_values FROM compressx.column_stats('inl');
+SELECT count(*) FILTER (WHERE body = (SELECT string_agg(md5(k::text || (id % 100)), '') FROM generate_series(1, 20) k))
+    AS identical FROM inl;
+DROP TABLE inl;
+
+
 -- reads decode lazily: count(*) and narrow columns decode nothing (an
 -- aggregate keeps a copy of its first input row: at most one row's values)
 SELECT compressx.decoded_values() AS d0 \gset

@@ -99,7 +99,6 @@ typedef struct TargetColumn
 typedef struct LeafState
 {
 	TupleDesc	tupdesc;
-	int			ntargets;
 	TargetColumn **byattno;		/* attno-1 -> target or NULL */
 	Datum	   *values;
 	bool	   *isnull;

@@ -514,25 +514,6 @@ cx_slot_end_fetch(TupleTableSlot *slot, bool found)
 	return true;
 }
 
-void
-cx_slot_store_buffer_tuple(TupleTableSlot *slot, HeapTuple tuple, Buffer buffer)
-{
-	TupleTableSlot *child = cx_slot_begin_fetch(slot);
-
-	ExecStoreBufferHeapTuple(tuple, child, buffer);
-	(void) cx_slot_end_fetch(slot, true);
-}
-
-HeapTuple
-cx_slot_stored_tuple(TupleTableSlot *slot)
-{
-	CxTupleTableSlot *cslot = (CxTupleTableSlot *) slot;
-
-	if (!TTS_IS_COMPRESSX(slot) || !cslot->child_valid)
-		return NULL;
-	return ExecFetchSlotHeapTuple(cslot->child, false, NULL);
-}
-
 TupleTableSlot *
 cx_slot_valid_child(TupleTableSlot *slot)
 {

@@ -25,16 +25,6 @@ extern PGDLLIMPORT const TupleTableSlotOps TTSOpsCompressx;
 extern TupleTableSlot *cx_slot_begin_fetch(TupleTableSlot *slot);
 extern bool cx_slot_end_fetch(TupleTableSlot *slot, bool found);
 
-/* Store a tuple lying in a pinned buffer (the caller keeps its own pin). */
-extern void cx_slot_store_buffer_tuple(TupleTableSlot *slot, HeapTuple tuple,
-									   Buffer buffer);
-
-/*
- * The stored (undecoded) tuple the slot presents, or NULL if the slot holds
- * a decoded copy or virtual values.
- */
-extern HeapTuple cx_slot_stored_tuple(TupleTableSlot *slot);
-
 /* After an insert or update: the slot takes the stored row's header. */
 extern void cx_slot_take_header(TupleTableSlot *slot, HeapTuple stored);
 

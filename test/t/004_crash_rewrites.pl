@@ -9,19 +9,15 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use CxTest;
 
 my $node = PostgreSQL::Test::Cluster->new('crash2');
 $node->init;
 $node->start;
+cx_install_helpers($node);
 $node->safe_psql('postgres', q{
-    CREATE EXTENSION compressx;
-    CREATE FUNCTION toast_values(rel regclass) RETURNS bigint LANGUAGE plpgsql AS $$
-    DECLARE n bigint;
-    BEGIN
-        EXECUTE format('SELECT count(DISTINCT chunk_id) FROM %s',
-                       (SELECT reltoastrelid::regclass FROM pg_class WHERE oid = rel)) INTO n;
-        RETURN n;
-    END $$;
     CREATE FUNCTION fill(rel regclass, n int) RETURNS void LANGUAGE plpgsql AS $$
     BEGIN
         EXECUTE format($q$INSERT INTO %s
@@ -42,15 +38,7 @@ my $am = sub {
     return $node->safe_psql('postgres',
         "SELECT amname FROM pg_class c JOIN pg_am a ON a.oid = c.relam WHERE c.oid = '$t'::regclass");
 };
-# every out-of-line value is referenced: refs counted from stored forms
-# (compressx references and core TOAST pointers) equal TOAST values
-my $orphans_ok = sub {
-    my ($t, $label) = @_;
-    $node->safe_psql('postgres', "VACUUM $t");
-    my $r = $node->safe_psql('postgres',
-        "SELECT (SELECT coalesce(sum(external_values), 0) FROM compressx.column_stats('$t')) = toast_values('$t')");
-    is($r, 't', "$label: every TOAST value is referenced by a row");
-};
+my $orphans_ok = sub { cx_toast_referenced_ok($node, @_) };
 
 # Run $sql in the background, wait until $ready returns true, crash.
 sub crash_during

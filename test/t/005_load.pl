@@ -9,22 +9,16 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use CxTest;
 
 my $seconds = $ENV{CX_LOAD_SECONDS} || 25;
 my $node = PostgreSQL::Test::Cluster->new('load');
 $node->init;
 $node->append_conf('postgresql.conf', "max_connections = 30\n");
 $node->start;
-$node->safe_psql('postgres', q{
-    CREATE EXTENSION compressx;
-    CREATE FUNCTION toast_values(rel regclass) RETURNS bigint LANGUAGE plpgsql AS $$
-    DECLARE n bigint;
-    BEGIN
-        EXECUTE format('SELECT count(DISTINCT chunk_id) FROM %s',
-                       (SELECT reltoastrelid::regclass FROM pg_class WHERE oid = rel)) INTO n;
-        RETURN n;
-    END $$;
-});
+cx_install_helpers($node);
 
 my %tps;
 foreach my $am ('heap', 'compressx')
@@ -66,13 +60,7 @@ SQL
     is($node->safe_psql('postgres', "SELECT sum(balance) FROM acct_$am"), '0', "$am: balances sum to zero");
     is($node->safe_psql('postgres', "SELECT count(*) FROM acct_$am WHERE md5(body) <> body_md5"), '0',
         "$am: every document matches its checksum");
-    $node->safe_psql('postgres', "VACUUM acct_$am; VACUUM hist_$am");
-    foreach my $t ("acct_$am", "hist_$am")
-    {
-        is($node->safe_psql('postgres',
-            "SELECT (SELECT coalesce(sum(external_values), 0) FROM compressx.column_stats('$t')) = toast_values('$t')"),
-            't', "$t: every TOAST value is referenced");
-    }
+    cx_toast_referenced_ok($node, $_, $_) foreach ("acct_$am", "hist_$am");
 }
 diag(sprintf("pgbench, 8 clients, %d s each: heap %.0f tps, compressx %.0f tps (compressx/heap %.2f)",
              $seconds, $tps{heap}, $tps{compressx}, $tps{compressx} / $tps{heap}));
