@@ -135,8 +135,20 @@ SELECT column_name, methods FROM compressx.column_stats('docs') WHERE column_nam
 -- UPDATE reuses unchanged stored values: no new TOAST data, little WAL
 SELECT pg_relation_size(reltoastrelid) AS toast_before FROM pg_class WHERE relname = 'docs' \gset
 SELECT pg_current_wal_insert_lsn() AS lsn0 \gset
+SELECT compressx.decoded_values() AS d0 \gset
 UPDATE docs SET n = n + 1 WHERE payload IS NOT NULL;
 SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), :'lsn0') < 20000 AS little_wal;
+-- ... found by their stored bytes: the update decoded nothing
+SELECT compressx.decoded_values() - :d0 AS decoded_by_update;
+-- RETURNING still sees system columns and the values; only what it reads is decoded
+UPDATE docs SET n = n + 1 WHERE id IN (3, 4)
+RETURNING id, xmin = pg_current_xact_id()::xid AS own_xmin, ctid IS NOT NULL AS has_ctid,
+          tableoid = 'docs'::regclass AS tableoid_ok, n, md5(body) = (SELECT md5(body) FROM docs_copy c WHERE c.id = docs.id) AS body_ok;
+SELECT compressx.decoded_values() - :d0 AS decoded_by_returning;
+-- a value taken from another column is decoded and encoded for its own column
+UPDATE docs SET meta = body WHERE id = 5;
+SELECT meta = body AS copied, md5(meta) = (SELECT md5(body) FROM docs_copy WHERE id = 5) AS same_text
+FROM docs WHERE id = 5;
 SELECT pg_relation_size(reltoastrelid) = :toast_before AS toast_unchanged
 FROM pg_class WHERE relname = 'docs';
 -- and a changed value is re-encoded and its old out-of-line value deleted

@@ -116,13 +116,20 @@ cx_encode_row(Relation rel, const CxColumnSetting *settings,
 
 		v = (struct varlena *) DatumGetPointer(vals[i]);
 
-		/* UPDATE: an unchanged value keeps its stored form */
+		/*
+		 * UPDATE: an unchanged value keeps its stored form.  The new row
+		 * carries the old row's placeholders (and core-compressed values) as
+		 * they were read, so comparing stored bytes finds them undecoded.
+		 */
 		if (oldtup && !oldnulls[i])
 		{
 			struct varlena *old = (struct varlena *) DatumGetPointer(oldvals[i]);
+			const struct varlena *cmp = cx_placeholder_stored(vals[i]);
 
-			if (VARSIZE_ANY(v) == VARSIZE_ANY(old) &&
-				memcmp(v, old, VARSIZE_ANY(v)) == 0)
+			if (cmp == NULL)
+				cmp = v;
+			if (VARSIZE_ANY(cmp) == VARSIZE_ANY(old) &&
+				memcmp(cmp, old, VARSIZE_ANY(cmp)) == 0)
 			{
 				vals[i] = oldvals[i];
 				continue;

@@ -22,7 +22,11 @@
  * States: empty; child (child holds the stored tuple, tts_values[0..nvalid)
  * are decoded values or pointers into the buffer); own (tuple holds a
  * decoded copy owned by the slot, all values deformed from it); virtual
- * (values stored by the caller, as ExecStoreVirtualTuple does).
+ * (values stored by the caller, as ExecStoreVirtualTuple does); own values
+ * (a materialized virtual tuple: the slot's copies of the values, where a
+ * placeholder stays a placeholder over a copy of its stored bytes, so that
+ * materializing the new row of an UPDATE decodes nothing and the update
+ * recognizes unchanged values by their stored bytes).
  *
  * When the descriptor is fixed (always, for slots made by table_slot_create)
  * the slot shares the child's value arrays: deforming the child fills them,
@@ -41,6 +45,7 @@
 #include "access/htup_details.h"
 #include "access/xact.h"
 #include "executor/tuptable.h"
+#include "utils/datum.h"
 #include "utils/expandeddatum.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -59,6 +64,9 @@ typedef struct CxTupleTableSlot
 	char	   *lazy_ok;		/* per attribute: 'y' placeholder, 'n', 0 unknown */
 	bool		child_valid;	/* child holds the tuple the slot presents */
 	HeapTuple	tuple;			/* own decoded copy, or NULL */
+	bool		own_values;		/* values are copies in decode_cxt */
+	HeapTuple	header;			/* header-only copy of the stored row ... */
+	bool		has_header;		/* ... valid (after an insert or update) */
 	MemoryContext decode_cxt;	/* decoded values of the child's tuple */
 	bool		decoded_any;	/* decode_cxt holds something */
 } CxTupleTableSlot;
@@ -144,6 +152,8 @@ forget_contents(TupleTableSlot *slot)
 	CxTupleTableSlot *cslot = (CxTupleTableSlot *) slot;
 
 	cslot->child_valid = false;
+	cslot->own_values = false;
+	cslot->has_header = false;
 	cx_reset_decoded(cslot);
 	if (cslot->tuple)
 	{
@@ -169,6 +179,9 @@ tts_cx_init(TupleTableSlot *slot)
 	cslot->lazy_ok = NULL;
 	cslot->child_valid = false;
 	cslot->tuple = NULL;
+	cslot->own_values = false;
+	cslot->header = NULL;
+	cslot->has_header = false;
 	cslot->decode_cxt = NULL;
 	cslot->decoded_any = false;
 
@@ -217,35 +230,66 @@ tts_cx_clear(TupleTableSlot *slot)
  * The presented value of attribute i, whose stored value is own-format:
  * a placeholder decoded on first use, or the decoded value.
  */
+static MemoryContext
+switch_to_decode_cxt(CxTupleTableSlot *cslot)
+{
+	if (cslot->decode_cxt == NULL)
+		cslot->decode_cxt = AllocSetContextCreate(cslot->base.tts_mcxt,
+												  "compressx slot values",
+												  ALLOCSET_DEFAULT_SIZES);
+	cslot->decoded_any = true;
+	return MemoryContextSwitchTo(cslot->decode_cxt);
+}
+
+/* A placeholder over stored, in the current memory context. */
+static Datum
+make_placeholder(const struct varlena *stored, Oid relid, const char *attname)
+{
+	CxLazyValue *lv = palloc(sizeof(CxLazyValue));
+
+	EOH_init_header(&lv->hdr, &lazy_methods, CurrentMemoryContext);
+	lv->stored = stored;
+	lv->relid = relid;
+	lv->attname = attname;
+	lv->decoded = NULL;
+	return EOHPGetRODatum(&lv->hdr);
+}
+
+static CxLazyValue *
+as_placeholder(Datum value)
+{
+	struct varlena *v = (struct varlena *) DatumGetPointer(value);
+	ExpandedObjectHeader *eoh;
+
+	if (!VARATT_IS_EXTERNAL_EXPANDED(v))
+		return NULL;
+	eoh = DatumGetEOHP(value);
+	return eoh->eoh_methods == &lazy_methods ? (CxLazyValue *) eoh : NULL;
+}
+
+const struct varlena *
+cx_placeholder_stored(Datum value)
+{
+	CxLazyValue *lv = as_placeholder(value);
+
+	return lv ? lv->stored : NULL;
+}
+
 static Datum
 present_own_value(CxTupleTableSlot *cslot, int i, Datum stored)
 {
 	TupleTableSlot *slot = &cslot->base;
 	const char *attname = NameStr(TupleDescAttr(slot->tts_tupleDescriptor, i)->attname);
-	MemoryContext oldcxt;
+	MemoryContext oldcxt = switch_to_decode_cxt(cslot);
 	Datum		value;
 
-	if (cslot->decode_cxt == NULL)
-		cslot->decode_cxt = AllocSetContextCreate(slot->tts_mcxt,
-												  "compressx slot values",
-												  ALLOCSET_DEFAULT_SIZES);
-	oldcxt = MemoryContextSwitchTo(cslot->decode_cxt);
 	if (lazy_allowed(cslot, i))
-	{
-		CxLazyValue *lv = palloc(sizeof(CxLazyValue));
-
-		EOH_init_header(&lv->hdr, &lazy_methods, cslot->decode_cxt);
-		lv->stored = (const struct varlena *) DatumGetPointer(stored);
-		lv->relid = slot->tts_tableOid;
-		lv->attname = attname;
-		lv->decoded = NULL;
-		value = EOHPGetRODatum(&lv->hdr);
-	}
+		value = make_placeholder((const struct varlena *) DatumGetPointer(stored),
+								 slot->tts_tableOid, attname);
 	else
 		value = PointerGetDatum(cx_decode((struct varlena *) DatumGetPointer(stored),
 										  slot->tts_tableOid, attname));
 	MemoryContextSwitchTo(oldcxt);
-	cslot->decoded_any = true;
 	return value;
 }
 
@@ -307,6 +351,8 @@ tts_cx_getsysattr(TupleTableSlot *slot, int attnum, bool *isnull)
 		return cslot->child->tts_ops->getsysattr(cslot->child, attnum, isnull);
 	if (cslot->tuple)
 		return heap_getsysattr(cslot->tuple, attnum, slot->tts_tupleDescriptor, isnull);
+	if (cslot->has_header)
+		return heap_getsysattr(cslot->header, attnum, slot->tts_tupleDescriptor, isnull);
 	ereport(ERROR,
 			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 			 errmsg("cannot retrieve a system column in this context")));
@@ -340,6 +386,8 @@ form_decoded_tuple(TupleTableSlot *slot)
 							slot->tts_isnull);
 	if (cslot->child_valid)
 		copy_tuple_header(tuple, ExecFetchSlotHeapTuple(cslot->child, false, NULL));
+	else if (cslot->has_header)
+		copy_tuple_header(tuple, cslot->header);
 	else
 	{
 		tuple->t_self = slot->tts_tid;
@@ -357,6 +405,7 @@ store_own_tuple(TupleTableSlot *slot, HeapTuple tuple)
 	if (cslot->child && !TTS_EMPTY(cslot->child))
 		ExecClearTuple(cslot->child);
 	cslot->child_valid = false;
+	cslot->own_values = false;
 	if (cslot->tuple && cslot->tuple != tuple)
 		heap_freetuple(cslot->tuple);
 	cslot->tuple = tuple;
@@ -370,20 +419,63 @@ store_own_tuple(TupleTableSlot *slot, HeapTuple tuple)
 	slot->tts_flags |= TTS_FLAG_SHOULDFREE;
 }
 
+/* Make the slot's tuple a decoded copy it owns. */
+static void
+form_own_tuple(TupleTableSlot *slot)
+{
+	MemoryContext oldcxt = MemoryContextSwitchTo(slot->tts_mcxt);
+	HeapTuple	tuple = form_decoded_tuple(slot);
+
+	MemoryContextSwitchTo(oldcxt);
+	store_own_tuple(slot, tuple);
+}
+
+/*
+ * Materialize a virtual tuple: copy its values into decode_cxt.  A
+ * placeholder (of any compressx slot) becomes one of this slot over a copy
+ * of its stored bytes, which are small: compressed, or a reference.
+ */
+static void
+materialize_values(CxTupleTableSlot *cslot)
+{
+	TupleTableSlot *slot = &cslot->base;
+	TupleDesc	desc = slot->tts_tupleDescriptor;
+	MemoryContext oldcxt = switch_to_decode_cxt(cslot);
+
+	for (int i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+		CxLazyValue *lv;
+
+		if (slot->tts_isnull[i] || att->attbyval)
+			continue;
+		if (att->attlen == -1 && (lv = as_placeholder(slot->tts_values[i])) != NULL)
+		{
+			struct varlena *copy = palloc(VARSIZE(lv->stored));
+
+			memcpy(copy, lv->stored, VARSIZE(lv->stored));
+			slot->tts_values[i] = make_placeholder(copy, lv->relid,
+												   pstrdup(lv->attname));
+		}
+		else
+			slot->tts_values[i] = datumCopy(slot->tts_values[i], false, att->attlen);
+	}
+	MemoryContextSwitchTo(oldcxt);
+	cslot->own_values = true;
+}
+
 static void
 tts_cx_materialize(TupleTableSlot *slot)
 {
 	CxTupleTableSlot *cslot = (CxTupleTableSlot *) slot;
-	MemoryContext oldcxt;
-	HeapTuple	tuple;
 
 	Assert(!TTS_EMPTY(slot));
-	if (cslot->tuple)
+	if (cslot->tuple || cslot->own_values)
 		return;
-	oldcxt = MemoryContextSwitchTo(slot->tts_mcxt);
-	tuple = form_decoded_tuple(slot);
-	MemoryContextSwitchTo(oldcxt);
-	store_own_tuple(slot, tuple);
+	if (cslot->child_valid)
+		form_own_tuple(slot);
+	else
+		materialize_values(cslot);
 }
 
 static void
@@ -404,7 +496,7 @@ tts_cx_get_heap_tuple(TupleTableSlot *slot)
 
 	Assert(!TTS_EMPTY(slot));
 	if (!cslot->tuple)
-		tts_cx_materialize(slot);
+		form_own_tuple(slot);
 	return cslot->tuple;
 }
 
@@ -440,9 +532,9 @@ tts_cx_is_current_xact_tuple(TupleTableSlot *slot)
 	if (cslot->child_valid)
 		return slot_is_current_xact_tuple(cslot->child);
 	/* a decoded copy keeps the stored tuple's header, as heap's slot does */
-	if (cslot->tuple)
+	if (cslot->tuple || cslot->has_header)
 		return TransactionIdIsCurrentTransactionId(
-			HeapTupleHeaderGetRawXmin(cslot->tuple->t_data));
+			HeapTupleHeaderGetRawXmin((cslot->tuple ? cslot->tuple : cslot->header)->t_data));
 	ereport(ERROR,
 			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 			 errmsg("don't have a storage tuple in this context")));
@@ -540,5 +632,21 @@ cx_slot_take_header(TupleTableSlot *slot, HeapTuple stored)
 	if (!TTS_IS_COMPRESSX(slot))
 		return;
 	tts_cx_materialize(slot);
-	copy_tuple_header(cslot->tuple, stored);
+	if (cslot->tuple)
+		copy_tuple_header(cslot->tuple, stored);
+	else
+	{
+		/* own values: keep the header alone, decode nothing */
+		if (cslot->header == NULL)
+		{
+			cslot->header = MemoryContextAllocZero(slot->tts_mcxt,
+												   HEAPTUPLESIZE + SizeofHeapTupleHeader);
+			cslot->header->t_data = (HeapTupleHeader) ((char *) cslot->header + HEAPTUPLESIZE);
+		}
+		memcpy(cslot->header->t_data, stored->t_data, SizeofHeapTupleHeader);
+		cslot->header->t_len = SizeofHeapTupleHeader;
+		cslot->header->t_self = stored->t_self;
+		cslot->header->t_tableOid = stored->t_tableOid;
+		cslot->has_header = true;
+	}
 }

@@ -28,6 +28,9 @@ extern bool cx_slot_end_fetch(TupleTableSlot *slot, bool found);
 /* After an insert or update: the slot takes the stored row's header. */
 extern void cx_slot_take_header(TupleTableSlot *slot, HeapTuple stored);
 
+/* The stored bytes behind a compressx placeholder value, else NULL. */
+extern const struct varlena *cx_placeholder_stored(Datum value);
+
 /* The child slot when it holds the presented tuple, else NULL. */
 extern TupleTableSlot *cx_slot_valid_child(TupleTableSlot *slot);
 
