@@ -7,6 +7,7 @@ OBJS = \
 	src/am_write.o \
 	src/codec.o \
 	src/compressx.o \
+	src/dict.o \
 	src/format.o \
 	src/frame.o \
 	src/inspect.o \
@@ -24,7 +25,7 @@ SHLIB_LINK = -llz4 -lzstd
 PG_CPPFLAGS = -I$(srcdir)/src
 
 # pg_regress files live in sql/ and expected/ (see test/run_tests.sh)
-REGRESS = codecs frame column_stats recompress am publication verify security advise
+REGRESS = codecs frame column_stats recompress am publication verify security advise dict
 REGRESS_OPTS = --load-extension=compressx
 
 PG_CONFIG ?= pg_config

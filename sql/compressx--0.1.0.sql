@@ -243,6 +243,7 @@ CREATE TABLE compressx.column_settings (
     codec text NOT NULL,
     level integer,
     min_size integer,
+    dict_id integer,            -- zstd dictionary (compressx.dictionaries)
     PRIMARY KEY (relid, attname)
 ) USING heap;
 
@@ -250,6 +251,27 @@ COMMENT ON TABLE compressx.column_settings IS
 'per-column codec settings; change them with compressx.set_column_codec() and compressx.reset_column_codec()';
 
 SELECT pg_catalog.pg_extension_config_dump('compressx.column_settings', '');
+
+-- zstd dictionaries.  Every value compressed with one names its dict_id, so
+-- a row is never changed and stays until its table is dropped; ids are
+-- never reused.  Always heap: compressx reads it while decoding.
+CREATE SEQUENCE compressx.dictionaries_seq;
+CREATE TABLE compressx.dictionaries (
+    dict_id integer PRIMARY KEY DEFAULT pg_catalog.nextval('compressx.dictionaries_seq'),
+    relid regclass NOT NULL,    -- the table it was trained on and serves
+    attname name NOT NULL,      -- the column it was trained on (at the time)
+    dict bytea NOT NULL,
+    sample_values integer NOT NULL,
+    sample_bytes bigint NOT NULL,
+    created timestamptz NOT NULL DEFAULT pg_catalog.now()
+) USING heap;
+ALTER SEQUENCE compressx.dictionaries_seq OWNED BY compressx.dictionaries.dict_id;
+
+COMMENT ON TABLE compressx.dictionaries IS
+'zstd dictionaries trained by compressx.train_dictionary(); kept while their table exists';
+
+SELECT pg_catalog.pg_extension_config_dump('compressx.dictionaries', '');
+SELECT pg_catalog.pg_extension_config_dump('compressx.dictionaries_seq', '');
 
 -- Rows loaded by pg_restore carry the column numbers of the dumped
 -- database: take the number from the column's name, which is what counts.
@@ -303,7 +325,7 @@ COMMENT ON FUNCTION compressx.reset_column_codec(regclass, name) IS
 
 CREATE FUNCTION compressx.column_codec_settings(rel regclass)
 RETURNS TABLE (column_name name, codec text, level integer, min_size integer,
-               explicit boolean)
+               explicit boolean, dictionary integer)
 AS 'MODULE_PATHNAME', 'compressx_column_codec_settings'
 LANGUAGE C STABLE STRICT;
 
@@ -315,7 +337,8 @@ SELECT n.nspname AS schema_name,
        s.codec,
        s.level,
        s.min_size,
-       s.explicit
+       s.explicit,
+       s.dictionary
 FROM pg_catalog.pg_class c
 JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
 JOIN pg_catalog.pg_am am ON am.oid = c.relam
@@ -328,7 +351,16 @@ WHERE c.relkind IN ('r', 'm')
 GRANT SELECT ON compressx.column_codecs TO PUBLIC;
 
 COMMENT ON VIEW compressx.column_codecs IS
-'codec, level and minimum size in effect for each variable-length column of compressx tables you may read (explicit: set with set_column_codec)';
+'codec, level and minimum size in effect for each variable-length column of compressx tables you may read (explicit: set with set_column_codec; dictionary: zstd dictionary of new values)';
+
+CREATE FUNCTION compressx.train_dictionary(rel regclass, column_name name,
+    dict_size integer DEFAULT 16384, sample_rows integer DEFAULT 10000)
+RETURNS integer
+AS 'MODULE_PATHNAME', 'compressx_train_dictionary'
+LANGUAGE C VOLATILE;
+
+COMMENT ON FUNCTION compressx.train_dictionary(regclass, name, integer, integer) IS
+'train a zstd dictionary on a sample of a column of a compressx table and compress its new values with it (VACUUM FULL or recompress_table re-encodes old ones); returns the dictionary id; owner only';
 
 -- Settings follow column renames and go with dropped tables and columns.
 -- Any role's DDL fires these; they write the settings table as its owner.

@@ -16,6 +16,11 @@ INSERT INTO owned SELECT i, repeat('owned row ' || i, 20) FROM generate_series(1
 SELECT compressx.set_column_codec('owned', 'body', 'lz4');
 SELECT column_name, values_rewritten FROM recompress_table('owned', 'zstd');
 SELECT compressx.reset_column_codec('owned');
+CREATE TABLE owned_json (id integer, doc text) USING compressx;
+INSERT INTO owned_json
+SELECT i, json_build_object('id', i, 'item', 'thing ' || i % 37, 'note', 'owned by cx_owner, row ' || i)::text
+FROM generate_series(1, 2000) i;
+SELECT compressx.train_dictionary('owned_json', 'doc', 2048) > 0 AS owner_trains;
 RESET ROLE;
 
 SET ROLE cx_other;
@@ -27,6 +32,10 @@ SELECT * FROM recompress_table('owned', 'lz4');
 INSERT INTO compressx.column_settings VALUES ('owned', 'body', 2, 'none', NULL, NULL);
 UPDATE compressx.column_settings SET codec = 'none';
 DELETE FROM compressx.column_settings;
+SELECT compressx.train_dictionary('owned_json', 'doc', 2048);
+-- dictionaries hold pieces of the tables' data: no direct access
+SELECT count(*) FROM compressx.dictionaries;
+DELETE FROM compressx.dictionaries;
 -- reading sizes needs SELECT on the table; the views show only readable tables
 SELECT * FROM compressx.column_stats('owned');
 SELECT * FROM compressx.stored_summary('owned', NULL);
@@ -80,7 +89,7 @@ CREATE EXTENSION compressx;
 DROP FUNCTION public.recompress_table(regclass, text, integer, name[]);
 CREATE EXTENSION compressx;
 
-DROP TABLE IF EXISTS owned;
+DROP TABLE IF EXISTS owned, owned_json;
 REVOKE CREATE ON SCHEMA public FROM cx_owner, cx_other;
 DROP ROLE cx_owner;
 DROP ROLE cx_other;

@@ -162,7 +162,7 @@ cx_encode_row(Relation rel, const CxColumnSetting *settings,
 			vals[i] = PointerGetDatum(plain);
 			continue;
 		}
-		enc = cx_encode(plain, s->codec, s->level);
+		enc = cx_encode(plain, s->codec, s->level, s->dict_id);
 		vals[i] = PointerGetDatum(enc ? enc : plain);
 	}
 

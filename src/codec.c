@@ -202,6 +202,38 @@ cx_codec_compress(const CxCodec *codec, int level,
 	return -1;
 }
 
+int32
+cx_zstd_compress_dict(const void *cdict, const char *src, int32 srclen,
+					  char *dst, int32 dstcap)
+{
+	size_t		n;
+
+	zstd_ensure_contexts();
+	/* the level is the dictionary's; no dictionary id in the frame */
+	ZSTD_CCtx_reset(zstd_cctx, ZSTD_reset_session_and_parameters);
+	ZSTD_CCtx_setParameter(zstd_cctx, ZSTD_c_checksumFlag, 1);
+	ZSTD_CCtx_setParameter(zstd_cctx, ZSTD_c_contentSizeFlag, 1);
+	ZSTD_CCtx_setParameter(zstd_cctx, ZSTD_c_dictIDFlag, 0);
+	ZSTD_CCtx_refCDict(zstd_cctx, (const ZSTD_CDict *) cdict);
+	n = ZSTD_compress2(zstd_cctx, dst, dstcap, src, srclen);
+	ZSTD_CCtx_reset(zstd_cctx, ZSTD_reset_session_and_parameters);
+	if (ZSTD_isError(n))
+		elog(ERROR, "zstd compression failed: %s", ZSTD_getErrorName(n));
+	return (int32) n;
+}
+
+bool
+cx_zstd_decompress_dict(const void *ddict, const char *src, int32 srclen,
+						char *dst, int32 rawlen)
+{
+	size_t		n;
+
+	zstd_ensure_contexts();
+	n = ZSTD_decompress_usingDDict(zstd_dctx, dst, rawlen, src, srclen,
+								   (const ZSTD_DDict *) ddict);
+	return !ZSTD_isError(n) && n == (size_t) rawlen;
+}
+
 bool
 cx_codec_plausible_rawlen(const CxCodec *codec, const char *src, int32 srclen,
 						  int32 rawlen)

@@ -72,4 +72,13 @@ extern bool cx_codec_plausible_rawlen(const CxCodec *codec,
 									  const char *src, int32 srclen,
 									  int32 rawlen);
 
+/*
+ * zstd with a digested dictionary (a ZSTD_CDict or ZSTD_DDict, see dict.h);
+ * same contracts as cx_codec_compress and cx_codec_decompress.
+ */
+extern int32 cx_zstd_compress_dict(const void *cdict, const char *src,
+								   int32 srclen, char *dst, int32 dstcap);
+extern bool cx_zstd_decompress_dict(const void *ddict, const char *src,
+									int32 srclen, char *dst, int32 rawlen);
+
 #endif							/* COMPRESSX_CODEC_H */

@@ -22,6 +22,7 @@
 #include "utils/syscache.h"
 
 #include "compat.h"
+#include "dict.h"
 #include "format.h"
 
 PG_FUNCTION_INFO_V1(compressx_decoded_values);
@@ -146,12 +147,21 @@ relation_toast_oid(Oid relid)
 struct varlena *
 cx_decode(const struct varlena *value, Oid relid, const char *attname)
 {
+	return cx_decode_into(value, relid, attname, NULL);
+}
+
+struct varlena *
+cx_decode_into(const struct varlena *value, Oid relid, const char *attname,
+			   struct varlena *dst)
+{
 	int32		size = VARSIZE(value);
 	uint32		rawlen = VARDATA_COMPRESSED_GET_EXTSIZE(value);
 	const unsigned char *body = (const unsigned char *) value + VARHDRSZ_COMPRESSED;
 	int32		bodylen = size - VARHDRSZ_COMPRESSED;
 	struct varlena *fetched = NULL;
 	const CxCodec *codec;
+	const void *ddict = NULL;
+	int32		hdr;
 	struct varlena *result;
 
 	decoded_values++;
@@ -189,25 +199,43 @@ cx_decode(const struct varlena *value, Oid relid, const char *attname)
 			report_corrupt(relid, attname, "An out-of-line value does not have its recorded length.");
 		if (((unsigned char *) VARDATA(fetched))[1] != body[1] ||
 			((unsigned char *) VARDATA(fetched))[0] != CX_FORMAT_VERSION ||
-			((unsigned char *) VARDATA(fetched))[2] != 0)
+			(((unsigned char *) VARDATA(fetched))[2] & ~CX_FLAG_DICT) != 0)
 			report_corrupt(relid, attname, "An out-of-line value does not match its reference.");
 		body = (const unsigned char *) VARDATA(fetched);
 		bodylen = VARSIZE(fetched) - VARHDRSZ;
 	}
-	else if (body[2] != 0)
+	else if ((body[2] & ~CX_FLAG_DICT) != 0)
 		report_corrupt(relid, attname, psprintf("Unknown flags 0x%02x.", body[2]));
 
 	codec = cx_codec_by_id(body[1]);
 	if (codec == NULL || codec->id != CX_CODEC_ZSTD)
 		report_corrupt(relid, attname, psprintf("Unknown codec id %d.", body[1]));
+
+	hdr = 3;
+	if (body[2] & CX_FLAG_DICT)
+	{
+		int32		dict_id;
+
+		hdr += 4;
+		if (bodylen < hdr)
+			report_corrupt(relid, attname, "The stored value is shorter than its header.");
+		memcpy(&dict_id, body + 3, sizeof(int32));
+		ddict = cx_dict_ddict(dict_id);
+		if (ddict == NULL)
+			report_corrupt(relid, attname,
+						   psprintf("The value names zstd dictionary %d, which does not exist.",
+									dict_id));
+	}
 	if (rawlen > MaxAllocSize - VARHDRSZ ||
-		!cx_codec_plausible_rawlen(codec, (const char *) body + 3, bodylen - 3, (int32) rawlen))
+		!cx_codec_plausible_rawlen(codec, (const char *) body + hdr, bodylen - hdr, (int32) rawlen))
 		report_corrupt(relid, attname,
 					   psprintf("The value declares %u bytes, implausible for %d bytes of %s data.",
-								rawlen, bodylen - 3, codec->name));
+								rawlen, bodylen - hdr, codec->name));
 
-	result = (struct varlena *) palloc(VARHDRSZ + rawlen);
-	if (!cx_codec_decompress(codec, (const char *) body + 3, bodylen - 3,
+	result = dst ? dst : (struct varlena *) palloc(VARHDRSZ + rawlen);
+	if (ddict ? !cx_zstd_decompress_dict(ddict, (const char *) body + hdr, bodylen - hdr,
+										 VARDATA(result), (int32) rawlen) :
+		!cx_codec_decompress(codec, (const char *) body + hdr, bodylen - hdr,
 							 VARDATA(result), (int32) rawlen))
 		report_corrupt(relid, attname,
 					   psprintf("The %s data does not decode to the declared %u bytes.",
@@ -231,7 +259,8 @@ cx_plain_value(struct varlena *value, Oid relid, const char *attname)
 }
 
 struct varlena *
-cx_encode(const struct varlena *plain, const CxCodec *codec, int level)
+cx_encode(const struct varlena *plain, const CxCodec *codec, int level,
+		  int32 dict_id)
 {
 	int32		rawlen = VARSIZE_ANY_EXHDR(plain);
 	const char *raw = VARDATA_ANY(plain);
@@ -270,21 +299,28 @@ cx_encode(const struct varlena *plain, const CxCodec *codec, int level)
 
 		case CX_CODEC_ZSTD:
 			{
+				const void *cdict = dict_id != 0 ? cx_dict_cdict(dict_id, level) : NULL;
+				int32		hdrsz = cdict ? CX_DICT_HDRSZ : CX_INLINE_HDRSZ;
 				int32		cap = cx_codec_bound(codec, rawlen);
-				struct varlena *out = palloc(CX_INLINE_HDRSZ + cap);
+				struct varlena *out = palloc(hdrsz + cap);
 				unsigned char *body = (unsigned char *) out + VARHDRSZ_COMPRESSED;
-				int32		n = cx_codec_compress(codec, level, raw, rawlen,
-												  (char *) body + 3, cap);
+				int32		n;
 
-				if (CX_INLINE_HDRSZ + n >= plain_stored_size(rawlen))
+				if (cdict)
+					n = cx_zstd_compress_dict(cdict, raw, rawlen, (char *) out + hdrsz, cap);
+				else
+					n = cx_codec_compress(codec, level, raw, rawlen, (char *) out + hdrsz, cap);
+				if (hdrsz + n >= plain_stored_size(rawlen))
 				{
 					pfree(out);
 					return NULL;
 				}
 				body[0] = CX_FORMAT_VERSION;
 				body[1] = CX_CODEC_ZSTD;
-				body[2] = 0;
-				SET_VARSIZE_COMPRESSED(out, CX_INLINE_HDRSZ + n);
+				body[2] = cdict ? CX_FLAG_DICT : 0;
+				if (cdict)
+					memcpy(body + 3, &dict_id, sizeof(int32));
+				SET_VARSIZE_COMPRESSED(out, hdrsz + n);
 				set_tcinfo(out, rawlen, CX_METHOD_ID);
 				return out;
 			}

@@ -9,13 +9,18 @@
  * method bits 2 that core never writes:
  *
  *	  inline:  4-byte compressed varlena header | va_tcinfo (raw size,
- *			   method 2) | version | codec id | flags (0) | zstd frame
+ *			   method 2) | version | codec id | flags | [dictionary id,
+ *			   4 bytes, if flags has CX_FLAG_DICT] | zstd frame
  *	  reference (CX_FLAG_EXTERNAL), exactly CX_REF_SIZE = 24 bytes:
  *			   header | va_tcinfo | version | codec id | flags | 0 |
  *			   stored length | TOAST value id | TOAST relation id
  *
  * A reference points to an *uncompressed* TOAST value (saved with
- * toast_save_datum) holding "version | codec id | flags (0) | zstd frame".
+ * toast_save_datum) holding what follows va_tcinfo in the inline form:
+ * "version | codec id | flags | [dictionary id] | zstd frame".
+ *
+ * A dictionary id names a row of compressx.dictionaries (dict.h); the frame
+ * itself carries no dictionary id.
  * References are never larger than MAXALIGN(TOAST_POINTER_SIZE), so heap's
  * toaster never moves them, and it never hands a method-2 value to
  * toast_save_datum (which only accepts pglz and lz4).
@@ -37,7 +42,9 @@
 #define CX_FORMAT_VERSION		1
 #define CX_METHOD_ID			2	/* va_tcinfo method bits of own values */
 #define CX_FLAG_EXTERNAL		0x01
+#define CX_FLAG_DICT			0x02
 #define CX_INLINE_HDRSZ			(VARHDRSZ_COMPRESSED + 3)
+#define CX_DICT_HDRSZ			(CX_INLINE_HDRSZ + 4)
 #define CX_REF_SIZE				24
 
 /* Whether a stored varlena is in compressx's own format (method bits 2). */
@@ -68,6 +75,13 @@ extern struct varlena *cx_decode(const struct varlena *value, Oid relid,
 								 const char *attname);
 
 /*
+ * The same, into dst when not NULL: VARHDRSZ plus the value's raw size
+ * (VARDATA_COMPRESSED_GET_EXTSIZE), which the caller has checked.
+ */
+extern struct varlena *cx_decode_into(const struct varlena *value, Oid relid,
+									  const char *attname, struct varlena *dst);
+
+/*
  * Plain (decoded, detoasted, flattened) form of any value a caller hands to
  * compressx; returns the input itself when it is already plain.
  */
@@ -77,10 +91,12 @@ extern struct varlena *cx_plain_value(struct varlena *value, Oid relid,
 /*
  * Encode a plain value with codec/level.  Returns the stored form, or NULL
  * when the value should be stored as it is (the codec does not shrink it).
- * pglz and lz4 produce core's format, zstd compressx's inline format.
+ * pglz and lz4 produce core's format, zstd compressx's inline format, with
+ * dictionary dict_id when it is not 0.
  */
 extern struct varlena *cx_encode(const struct varlena *plain,
-								 const CxCodec *codec, int level);
+								 const CxCodec *codec, int level,
+								 int32 dict_id);
 
 /*
  * Move an inline own value out of line: save its body as an uncompressed

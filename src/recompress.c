@@ -104,7 +104,7 @@ typedef struct LeafState
 	bool	   *isnull;
 	int64		needs_rewrite;	/* values whose method is not the target */
 	int64		rewritten;		/* values re-encoded so far (progress) */
-	bool		force;			/* compressx with a level: rewrite every value */
+	bool		force;			/* compressx with a level or a dictionary: rewrite every value */
 	CxColumnSetting *settings;	/* compressx leaves: settings after the change */
 } LeafState;
 
@@ -359,6 +359,10 @@ recompress_leaf(Oid relid, TargetColumn *targets, int ntargets, int leafno,
 				st.byattno[i]->target = st.settings[i].codec->id == CX_CODEC_NONE ?
 					CX_STORED_NONE : stored_method_of_codec(st.settings[i].codec);
 		st.force = req->codec != NULL && !req->level_isnull;
+		/* stored forms do not tell which dictionary a value has: rewrite */
+		for (int i = 0; i < tupdesc->natts; i++)
+			if (st.byattno[i] && st.settings[i].dict_id != 0)
+				st.force = true;
 	}
 
 	/* Step 3: anything to do?  Its figures are kept only if nothing is. */

@@ -77,7 +77,8 @@ const struct config_enum_entry cx_codec_options[] = {
 #define Anum_cs_codec		4
 #define Anum_cs_level		5
 #define Anum_cs_min_size	6
-#define Natts_cs			6
+#define Anum_cs_dict_id		7
+#define Natts_cs			7
 
 typedef struct CachedSetting
 {
@@ -85,6 +86,7 @@ typedef struct CachedSetting
 	int			codec_id;
 	int			level;			/* -1000: NULL */
 	int			min_size;		/* -1: NULL */
+	int32		dict_id;		/* 0: NULL */
 } CachedSetting;
 
 #define LEVEL_NULL (-1000)
@@ -227,6 +229,8 @@ load_settings(Oid relid)
 				DatumGetInt32(values[Anum_cs_level - 1]);
 			cs->min_size = nulls[Anum_cs_min_size - 1] ? -1 :
 				DatumGetInt32(values[Anum_cs_min_size - 1]);
+			cs->dict_id = nulls[Anum_cs_dict_id - 1] ? 0 :
+				DatumGetInt32(values[Anum_cs_dict_id - 1]);
 			rows = lappend(rows, cs);
 		}
 		systable_endscan(scan);
@@ -273,6 +277,7 @@ cx_resolve_settings(Relation rel, CxColumnSetting *out)
 		s->codec = defcodec;
 		s->level = level_or_default(defcodec, cx_default_level);
 		s->min_size = cx_min_size;
+		s->dict_id = 0;
 		s->explicit_setting = false;
 		if (att->attisdropped || att->attlen != -1)
 			continue;
@@ -286,6 +291,8 @@ cx_resolve_settings(Relation rel, CxColumnSetting *out)
 			s->level = level_or_default(s->codec, cs->level);
 			if (cs->min_size >= 0)
 				s->min_size = cs->min_size;
+			if (s->codec->id == CX_CODEC_ZSTD)
+				s->dict_id = cs->dict_id;
 			s->explicit_setting = true;
 			break;
 		}
@@ -294,11 +301,13 @@ cx_resolve_settings(Relation rel, CxColumnSetting *out)
 
 /*
  * Run SQL against the settings table as its owner: callers have checked
- * that the current user owns the table whose settings change.
+ * that the current user owns the table whose settings change.  Returns the
+ * first column of the first row the SQL returns (an int4), or 0.
  */
-static void
-settings_exec(const char *sql, int nargs, Oid *types, Datum *values, const char *nulls)
+int32
+cx_settings_exec(const char *sql, int nargs, Oid *types, Datum *values, const char *nulls)
 {
+	int32		result = 0;
 	Oid			tableoid = settings_table_oid();
 	Oid			save_userid;
 	int			save_sec_context;
@@ -326,9 +335,18 @@ settings_exec(const char *sql, int nargs, Oid *types, Datum *values, const char 
 		elog(ERROR, "SPI_connect failed");
 	if (SPI_execute_with_args(sql, nargs, types, values, nulls, false, 0) < 0)
 		elog(ERROR, "SPI_execute_with_args failed: %s", sql);
+	if (SPI_processed > 0 && SPI_tuptable != NULL)
+	{
+		bool		isnull;
+		Datum		d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+
+		if (!isnull)
+			result = DatumGetInt32(d);
+	}
 	SPI_finish();
 	AtEOXact_GUC(true, save_nestlevel);
 	SetUserIdAndSecContext(save_userid, save_sec_context);
+	return result;
 }
 
 /*
@@ -356,7 +374,7 @@ cx_store_column_setting(Oid relid, const char *attname, AttrNumber attnum,
 	values[5] = Int32GetDatum(min_size);
 	nulls[5] = min_size_isnull ? 'n' : ' ';
 	values[6] = BoolGetDatum(keep_min_size);
-	settings_exec("INSERT INTO compressx.column_settings AS s "
+	cx_settings_exec("INSERT INTO compressx.column_settings AS s "
 				  "(relid, attname, attnum, codec, level, min_size) "
 				  "VALUES ($1::pg_catalog.oid::pg_catalog.regclass, $2, $3, $4, $5, $6) "
 				  "ON CONFLICT (relid, attname) DO UPDATE SET attnum = EXCLUDED.attnum, "
@@ -368,8 +386,8 @@ cx_store_column_setting(Oid relid, const char *attname, AttrNumber attnum,
 /*
  * Check rel is a table the current user owns and return its relkind.
  */
-static char
-check_settings_target(Oid relid)
+char
+cx_check_settings_target(Oid relid)
 {
 	char		relkind = get_rel_relkind(relid);
 	char	   *name = get_rel_name(relid);
@@ -392,8 +410,8 @@ check_settings_target(Oid relid)
 	return relkind;
 }
 
-static AttrNumber
-check_settings_column(Oid relid, const char *column)
+AttrNumber
+cx_check_settings_column(Oid relid, const char *column)
 {
 	HeapTuple	tup = SearchSysCacheAttName(relid, column);
 	Form_pg_attribute att;
@@ -452,9 +470,9 @@ compressx_set_column_codec(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("min_size must not be negative")));
 
-	check_settings_target(relid);
+	cx_check_settings_target(relid);
 	LockRelationOid(relid, ShareUpdateExclusiveLock);
-	check_settings_target(relid);
+	cx_check_settings_target(relid);
 
 	if (get_rel_relkind(relid) == RELKIND_PARTITIONED_TABLE)
 		rels = find_all_inheritors(relid, ShareUpdateExclusiveLock, NULL);
@@ -466,8 +484,8 @@ compressx_set_column_codec(PG_FUNCTION_ARGS)
 		Oid			target = lfirst_oid(lc);
 
 		if (target != relid)
-			check_settings_target(target);
-		cx_store_column_setting(target, column, check_settings_column(target, column),
+			cx_check_settings_target(target);
+		cx_store_column_setting(target, column, cx_check_settings_column(target, column),
 								codec, PG_ARGISNULL(3), PG_ARGISNULL(3) ? 0 : PG_GETARG_INT32(3),
 								PG_ARGISNULL(4), PG_ARGISNULL(4) ? 0 : PG_GETARG_INT32(4),
 								false);
@@ -492,10 +510,10 @@ compressx_reset_column_codec(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("relation must not be null")));
 	relid = PG_GETARG_OID(0);
-	check_settings_target(relid);
+	cx_check_settings_target(relid);
 	LockRelationOid(relid, ShareUpdateExclusiveLock);
 	if (!PG_ARGISNULL(1))
-		(void) check_settings_column(relid, NameStr(*PG_GETARG_NAME(1)));
+		(void) cx_check_settings_column(relid, NameStr(*PG_GETARG_NAME(1)));
 
 	if (get_rel_relkind(relid) == RELKIND_PARTITIONED_TABLE)
 		rels = find_all_inheritors(relid, ShareUpdateExclusiveLock, NULL);
@@ -508,11 +526,11 @@ compressx_reset_column_codec(PG_FUNCTION_ARGS)
 		Datum		values[2];
 		char		nulls[2] = {' ', ' '};
 
-		check_settings_target(lfirst_oid(lc));
+		cx_check_settings_target(lfirst_oid(lc));
 		values[0] = ObjectIdGetDatum(lfirst_oid(lc));
 		values[1] = PG_ARGISNULL(1) ? (Datum) 0 : PG_GETARG_DATUM(1);
 		nulls[1] = PG_ARGISNULL(1) ? 'n' : ' ';
-		settings_exec("DELETE FROM compressx.column_settings "
+		cx_settings_exec("DELETE FROM compressx.column_settings "
 					  "WHERE relid = $1::pg_catalog.oid::pg_catalog.regclass "
 					  "AND ($2 IS NULL OR attname = $2)",
 					  2, types, values, nulls);
@@ -545,8 +563,8 @@ compressx_column_codec_settings(PG_FUNCTION_ARGS)
 	for (int i = 0; i < desc->natts; i++)
 	{
 		Form_pg_attribute att = TupleDescAttr(desc, i);
-		Datum		values[5];
-		bool		nulls[5] = {0};
+		Datum		values[6];
+		bool		nulls[6] = {0};
 
 		if (att->attisdropped || att->attlen != -1)
 			continue;
@@ -556,6 +574,8 @@ compressx_column_codec_settings(PG_FUNCTION_ARGS)
 		nulls[2] = !settings[i].codec->has_levels;
 		values[3] = Int32GetDatum(settings[i].min_size);
 		values[4] = BoolGetDatum(settings[i].explicit_setting);
+		values[5] = Int32GetDatum(settings[i].dict_id);
+		nulls[5] = settings[i].dict_id == 0;
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	relation_close(rel, AccessShareLock);
@@ -600,7 +620,7 @@ compressx_on_ddl_end(PG_FUNCTION_ARGS)
 {
 	if (!CALLED_AS_EVENT_TRIGGER(fcinfo))
 		elog(ERROR, "compressx_on_ddl_end: not called by event trigger manager");
-	settings_exec("UPDATE compressx.column_settings s SET attname = a.attname "
+	cx_settings_exec("UPDATE compressx.column_settings s SET attname = a.attname "
 				  "FROM pg_catalog.pg_attribute a "
 				  "WHERE a.attrelid = s.relid AND a.attnum = s.attnum "
 				  "AND NOT a.attisdropped AND a.attname <> s.attname "
@@ -619,11 +639,16 @@ compressx_on_sql_drop(PG_FUNCTION_ARGS)
 {
 	if (!CALLED_AS_EVENT_TRIGGER(fcinfo))
 		elog(ERROR, "compressx_on_sql_drop: not called by event trigger manager");
-	settings_exec("DELETE FROM compressx.column_settings s "
+	cx_settings_exec("DELETE FROM compressx.column_settings s "
 				  "USING pg_catalog.pg_event_trigger_dropped_objects() d "
 				  "WHERE d.classid = 'pg_catalog.pg_class'::pg_catalog.regclass "
 				  "AND d.objid = s.relid::pg_catalog.oid "
 				  "AND (d.objsubid = 0 OR d.objsubid = s.attnum)",
 				  0, NULL, NULL, NULL);
+	cx_settings_exec("DELETE FROM compressx.dictionaries s "
+					 "USING pg_catalog.pg_event_trigger_dropped_objects() d "
+					 "WHERE d.classid = 'pg_catalog.pg_class'::pg_catalog.regclass "
+					 "AND d.objid = s.relid::pg_catalog.oid AND d.objsubid = 0",
+					 0, NULL, NULL, NULL);
 	PG_RETURN_VOID();
 }

@@ -18,6 +18,7 @@ typedef struct CxColumnSetting
 	const CxCodec *codec;
 	int			level;			/* resolved: a valid level of codec */
 	int			min_size;		/* values shorter than this stay plain */
+	int32		dict_id;		/* zstd dictionary, 0: none */
 	bool		explicit_setting;	/* from compressx.column_settings */
 } CxColumnSetting;
 
@@ -48,5 +49,19 @@ extern void cx_store_column_setting(Oid relid, const char *attname,
 									bool keep_min_size);
 
 extern void cx_settings_init(void);
+
+/*
+ * Run SQL on compressx's tables as the settings table's owner, with
+ * search_path pinned; callers check ownership of the user's table first.
+ * Returns the first column of the first row returned (an int4), or 0.
+ */
+extern int32 cx_settings_exec(const char *sql, int nargs, Oid *types,
+							 Datum *values, const char *nulls);
+
+/* Errors unless relid is a table the user owns; returns its relkind. */
+extern char cx_check_settings_target(Oid relid);
+
+/* Errors unless column is a variable-length column of relid. */
+extern AttrNumber cx_check_settings_column(Oid relid, const char *column);
 
 #endif							/* COMPRESSX_SETTINGS_H */

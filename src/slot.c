@@ -78,7 +78,8 @@ typedef struct CxLazyValue
 	const struct varlena *stored;	/* in the child's pinned buffer */
 	Oid			relid;
 	const char *attname;
-	struct varlena *decoded;	/* once flattened */
+	bool		flattened;		/* flattened once already */
+	struct varlena *decoded;	/* kept from the second flattening on */
 } CxLazyValue;
 
 static Size
@@ -89,11 +90,24 @@ lazy_get_flat_size(ExpandedObjectHeader *eohptr)
 	return VARHDRSZ + VARDATA_COMPRESSED_GET_EXTSIZE(lv->stored);
 }
 
+/*
+ * The first flattening decodes straight into the caller's buffer (most
+ * values are used once); a second one keeps a decoded copy for any more.
+ */
 static void
 lazy_flatten_into(ExpandedObjectHeader *eohptr, void *result, Size allocated_size)
 {
 	CxLazyValue *lv = (CxLazyValue *) eohptr;
 
+	if (allocated_size != lazy_get_flat_size(eohptr))
+		elog(ERROR, "compressx value flattened into %zu bytes, expected %zu",
+			 allocated_size, lazy_get_flat_size(eohptr));
+	if (lv->decoded == NULL && !lv->flattened)
+	{
+		cx_decode_into(lv->stored, lv->relid, lv->attname, (struct varlena *) result);
+		lv->flattened = true;
+		return;
+	}
 	if (lv->decoded == NULL)
 	{
 		MemoryContext oldcxt = MemoryContextSwitchTo(lv->hdr.eoh_context);
@@ -101,9 +115,6 @@ lazy_flatten_into(ExpandedObjectHeader *eohptr, void *result, Size allocated_siz
 		lv->decoded = cx_decode(lv->stored, lv->relid, lv->attname);
 		MemoryContextSwitchTo(oldcxt);
 	}
-	if (VARSIZE(lv->decoded) != allocated_size)
-		elog(ERROR, "compressx value decoded to %u bytes, expected %zu",
-			 VARSIZE(lv->decoded), allocated_size);
 	memcpy(result, lv->decoded, allocated_size);
 }
 
@@ -251,6 +262,7 @@ make_placeholder(const struct varlena *stored, Oid relid, const char *attname)
 	lv->stored = stored;
 	lv->relid = relid;
 	lv->attname = attname;
+	lv->flattened = false;
 	lv->decoded = NULL;
 	return EOHPGetRODatum(&lv->hdr);
 }

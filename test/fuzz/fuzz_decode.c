@@ -1,7 +1,8 @@
 /*
  * fuzz_decode.c
  *	  libFuzzer harness for every decoder of compressx: the frames of
- *	  compressx.decompress(), the access method's inline zstd values, its
+ *	  compressx.decompress(), the access method's inline zstd values (with
+ *	  and without a dictionary, see fuzz_stubs.c), its
  *	  24-byte out-of-line references (with their TOAST body), and the raw
  *	  pglz, lz4 and zstd decoders behind them.  The first input byte picks
  *	  the target.  A decoder may reject input (an ereport, caught here); it
@@ -173,6 +174,25 @@ main(int argc, char **argv)
 			buf[6] = 0;
 			memcpy(buf + 7, out, n);
 			write_seed(dir, "inline-zstd", T_INLINE, buf, 7 + n);
+			/* the same with dictionary 1 (fuzz_stubs.c) */
+			{
+				struct varlena *plain = palloc(VARHDRSZ + rawlen);
+				struct varlena *enc;
+				int32		body;
+
+				SET_VARSIZE(plain, VARHDRSZ + rawlen);
+				memcpy(VARDATA(plain), text, rawlen);
+				enc = cx_encode(plain, codec, codec->default_level, 1);
+				if (enc == NULL || !(((char *) enc)[VARHDRSZ_COMPRESSED + 2] & CX_FLAG_DICT))
+				{
+					fprintf(stderr, "no dictionary seed\n");
+					exit(1);
+				}
+				body = VARSIZE(enc) - VARHDRSZ_COMPRESSED;
+				memcpy(buf, &rawlen, 4);
+				memcpy(buf + 4, (char *) enc + VARHDRSZ_COMPRESSED, body);
+				write_seed(dir, "inline-zstd-dict", T_INLINE, buf, 4 + body);
+			}
 			/* reference: raw length, 16 bytes, body = version, codec, 0, frame */
 			{
 				uint32		len = 3 + n;

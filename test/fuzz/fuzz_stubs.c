@@ -9,6 +9,7 @@
 #include "postgres.h"
 
 #include <setjmp.h>
+#include <zstd.h>
 
 #include "access/detoast.h"
 #include "access/toast_internals.h"
@@ -193,4 +194,36 @@ SearchSysCache1(int cacheId, Datum key1)
 void
 ReleaseSysCache(HeapTuple tuple)
 {
+}
+
+/*
+ * Dictionaries: id 1 is a fixed raw-content dictionary (fuzz_dict_text, the
+ * seeds' dictionary too); any other id does not exist.
+ */
+const char fuzz_dict_text[] =
+	"{\"Package\": \"\", \"Version\": \"\", \"Depends\": \"libc6 (>= 2.34)\", "
+	"\"Description\": \"values compress well when they repeat\"}";
+
+const void *
+cx_dict_ddict(int32 dict_id)
+{
+	static ZSTD_DDict *ddict = NULL;
+
+	if (dict_id != 1)
+		return NULL;
+	if (ddict == NULL)
+		ddict = ZSTD_createDDict(fuzz_dict_text, sizeof(fuzz_dict_text) - 1);
+	return ddict;
+}
+
+const void *
+cx_dict_cdict(int32 dict_id, int level)
+{
+	static ZSTD_CDict *cdict = NULL;
+
+	if (dict_id != 1)
+		abort();
+	if (cdict == NULL)
+		cdict = ZSTD_createCDict(fuzz_dict_text, sizeof(fuzz_dict_text) - 1, level);
+	return cdict;
 }

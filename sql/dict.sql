@@ -1,0 +1,93 @@
+-- zstd dictionaries: compressx.train_dictionary() and values compressed with one
+CREATE TABLE dj (id integer PRIMARY KEY, doc text, n integer) USING compressx;
+SELECT compressx.set_column_codec('dj', 'doc', 'zstd', 3);
+INSERT INTO dj
+SELECT i, json_build_object('id', i, 'name', 'item-' || i,
+                            'kind', (ARRAY['book', 'disk', 'tool', 'food'])[1 + i % 4],
+                            'price', (i * 37) % 1000 / 10.0,
+                            'tags', json_build_array('alpha', 'beta', CASE WHEN i % 3 = 0 THEN 'gamma' ELSE 'delta' END),
+                            'note', 'stock item number ' || i || ' of the warehouse catalogue, shelf ' || (i % 50))::text,
+       0
+FROM generate_series(1, 3000) i;
+CREATE TABLE dj_copy AS SELECT * FROM dj;   -- plain heap copy, for comparison
+SELECT stored_bytes AS bytes_before FROM compressx.column_stats('dj') WHERE column_name = 'doc' \gset
+
+-- training stores the dictionary and makes it the column's
+SELECT compressx.train_dictionary('dj', 'doc', 4096) AS d1 \gset
+SELECT relid, attname, octet_length(dict) BETWEEN 1024 AND 4096 AS size_ok, sample_values
+FROM compressx.dictionaries WHERE dict_id = :d1;
+SELECT column_name, codec, level, explicit, dictionary = :d1 AS has_dictionary
+FROM compressx.column_codec_settings('dj') ORDER BY column_name;
+SELECT table_name, column_name, dictionary = :d1 AS has_dictionary
+FROM compressx.column_codecs WHERE table_name = 'dj' AND column_name = 'doc';
+
+-- existing values keep theirs until a rewrite; VACUUM FULL applies it and
+-- the column shrinks (small values gain most from a dictionary)
+SELECT stored_bytes = :bytes_before AS unchanged_until_rewrite
+FROM compressx.column_stats('dj') WHERE column_name = 'doc';
+VACUUM FULL dj;
+SELECT stored_bytes < 0.6 * :bytes_before AS shrank_by_40_percent, methods
+FROM compressx.column_stats('dj') WHERE column_name = 'doc';
+SELECT count(*) AS differing FROM dj JOIN dj_copy c USING (id) WHERE dj.doc IS DISTINCT FROM c.doc;
+-- new rows, updates and reads of single rows use it
+INSERT INTO dj SELECT id + 10000, doc, n FROM dj_copy WHERE id <= 100;
+UPDATE dj SET doc = doc || ' ' WHERE id % 100 = 7;
+SELECT count(*) AS differing FROM dj JOIN dj_copy c ON c.id = dj.id % 10000
+WHERE dj.doc IS DISTINCT FROM c.doc || CASE WHEN dj.id % 100 = 7 THEN ' ' ELSE '' END;
+SELECT doc = (SELECT doc FROM dj_copy WHERE id = 42) AS same FROM dj WHERE id = 42;
+
+-- a second dictionary: values of the first one stay readable; recompress_table
+-- re-encodes every value of a column with a dictionary
+SELECT compressx.train_dictionary('dj', 'doc', 4096) AS d2 \gset
+SELECT :d2 > :d1 AS new_id;
+INSERT INTO dj SELECT id + 20000, doc, n FROM dj_copy WHERE id <= 100;
+SELECT count(*) AS differing FROM dj JOIN dj_copy c ON c.id = dj.id % 10000
+WHERE dj.doc IS DISTINCT FROM c.doc || CASE WHEN dj.id % 100 = 7 AND dj.id < 20000 THEN ' ' ELSE '' END;
+SELECT column_name, values_rewritten FROM recompress_table('dj', 'zstd', columns => '{doc}');
+SELECT count(*) AS differing FROM dj JOIN dj_copy c ON c.id = dj.id % 10000
+WHERE dj.doc IS DISTINCT FROM c.doc || CASE WHEN dj.id % 100 = 7 AND dj.id < 20000 THEN ' ' ELSE '' END;
+SELECT count(*) AS damaged FROM compressx.verify('dj');
+
+-- resetting the column stops using a dictionary
+SELECT compressx.reset_column_codec('dj', 'doc');
+SELECT column_name, dictionary FROM compressx.column_codec_settings('dj') WHERE column_name = 'doc';
+INSERT INTO dj SELECT id + 30000, doc, n FROM dj_copy WHERE id <= 10;
+SELECT count(*) FROM dj WHERE id > 30000 AND doc = (SELECT doc FROM dj_copy c WHERE c.id = dj.id - 30000);
+
+-- bad input
+\set VERBOSITY terse
+SELECT compressx.train_dictionary('dj_copy', 'doc');             -- heap
+SELECT compressx.train_dictionary('dj', 'nope');                 -- no such column
+SELECT compressx.train_dictionary('dj', 'n');                    -- not variable-length
+SELECT compressx.train_dictionary('dj', 'doc', 100);             -- dict_size
+SELECT compressx.train_dictionary('dj', 'doc', 4096, 0);         -- sample_rows
+SELECT compressx.train_dictionary('dj', NULL);
+SELECT compressx.set_column_codec('dj', 'doc', 'lz4');
+SELECT compressx.train_dictionary('dj', 'doc');                  -- lz4 column
+CREATE TABLE dj_empty (doc text) USING compressx;
+SELECT compressx.train_dictionary('dj_empty', 'doc');            -- nothing to learn from
+CREATE VIEW dj_view AS SELECT * FROM dj;
+SELECT compressx.train_dictionary('dj_view', 'doc');
+CREATE TABLE dj_parted (id int, doc text) PARTITION BY RANGE (id);
+SELECT compressx.train_dictionary('dj_parted', 'doc');
+\set VERBOSITY default
+
+-- a value whose dictionary is gone is reported as corrupt, naming the column
+CREATE TABLE dj2 (id integer, doc text) USING compressx;
+INSERT INTO dj2 SELECT id, doc FROM dj_copy;
+SELECT compressx.train_dictionary('dj2', 'doc', 4096) AS d3 \gset
+INSERT INTO dj2 SELECT id + 10000, doc FROM dj_copy WHERE id <= 5;
+DELETE FROM compressx.dictionaries WHERE dict_id = :d3;
+\c
+\set VERBOSITY terse
+SELECT count(*) FROM dj2 WHERE id < 10000 AND length(doc) > 0;   -- no dictionary: readable
+SELECT length(doc) FROM dj2 WHERE id = 10001;
+\set VERBOSITY default
+SELECT column_name, count(*) FROM compressx.verify('dj2') GROUP BY 1;
+-- new values cannot be written with it either
+INSERT INTO dj2 VALUES (1, repeat('x', 200));
+
+-- dictionaries go with their table
+SELECT count(*) > 0 AS has_dictionaries FROM compressx.dictionaries WHERE relid = 'dj'::regclass;
+DROP TABLE dj, dj2, dj_empty, dj_copy, dj_parted CASCADE;
+SELECT count(*) AS dictionaries_left FROM compressx.dictionaries WHERE attname = 'doc';
