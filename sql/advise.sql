@@ -7,7 +7,7 @@ FROM generate_series(1, 500) i;
 -- one row per column and candidate; ratio and speeds measured
 SELECT column_name, codec, level, ratio > 0 AS has_ratio,
        compress_mb_s > 0 AS has_compress_speed, decompress_mb_s > 0 AS has_decompress_speed
-FROM compressx.advise('adv') ORDER BY column_name, codec, level;
+FROM compressx.advise('adv') ORDER BY column_name, codec, level, dictionary;
 -- compressible documents shrink with every codec; short hashes do not
 SELECT column_name, bool_and(ratio > 1.5) AS all_shrink, bool_and(ratio <= 1) AS none_shrink
 FROM compressx.advise('adv') GROUP BY column_name ORDER BY column_name;
@@ -17,6 +17,11 @@ FROM compressx.advise('adv') GROUP BY column_name ORDER BY column_name;
 SELECT (SELECT ratio FROM compressx.advise('adv') WHERE column_name = 'doc' AND codec = 'zstd' AND level = 19)
     >= (SELECT ratio FROM compressx.advise('adv') WHERE column_name = 'doc' AND codec = 'zstd' AND level = 1)
        AS higher_level_not_worse;
+-- zstd with a dictionary trained on half the sample, measured on the other half
+SELECT column_name, count(*) FILTER (WHERE dictionary) AS dictionary_rows,
+       max(ratio) FILTER (WHERE dictionary) >= max(ratio) FILTER (WHERE codec = 'zstd' AND level = 3 AND NOT dictionary)
+           AS dictionary_not_worse
+FROM compressx.advise('adv') GROUP BY column_name ORDER BY column_name;
 -- the rule: best ratio among codecs fast enough; nothing is fast enough:
 -- the fastest compressor
 WITH a AS (SELECT * FROM compressx.advise('adv', 500, 0) WHERE column_name = 'doc')

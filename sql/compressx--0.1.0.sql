@@ -165,13 +165,14 @@ COMMENT ON FUNCTION compressx.verify(regclass) IS
 
 CREATE FUNCTION compressx.advise(rel regclass, sample_rows integer DEFAULT 1000,
                                  min_compress_mb_s double precision DEFAULT 50)
-RETURNS TABLE (column_name name, codec text, level integer, ratio numeric,
-               compress_mb_s numeric, decompress_mb_s numeric, recommended boolean)
+RETURNS TABLE (column_name name, codec text, level integer, dictionary boolean,
+               ratio numeric, compress_mb_s numeric, decompress_mb_s numeric,
+               recommended boolean)
 AS 'MODULE_PATHNAME', 'compressx_advise'
 LANGUAGE C VOLATILE;
 
 COMMENT ON FUNCTION compressx.advise(regclass, integer, double precision) IS
-'per column: ratio and speed of each codec and level on a sample of values; recommends the best ratio among those compressing at least min_compress_mb_s';
+'per column: ratio and speed of each codec and level, and of zstd with a trained dictionary, on a sample of values; recommends the best ratio among those compressing at least min_compress_mb_s';
 
 -- Recompression ------------------------------------------------------------
 

@@ -245,6 +245,65 @@ cx_dict_cdict(int32 dict_id, int level)
 	return e->cdict;
 }
 
+bytea *
+cx_dict_train(List *plain_values, int32 dict_size, int32 *nsamples,
+			  int64 *nbytes, const char **error)
+{
+	StringInfoData samples;
+	size_t	   *sizes = palloc(sizeof(size_t) * Max(list_length(plain_values), 1));
+	unsigned	n = 0;
+	ListCell   *lc;
+	bytea	   *dict = palloc(VARHDRSZ + dict_size);
+	size_t		len;
+
+	initStringInfo(&samples);
+	foreach(lc, plain_values)
+	{
+		struct varlena *plain = (struct varlena *) lfirst(lc);
+		size_t		vlen = Min(VARSIZE_ANY_EXHDR(plain), SAMPLE_VALUE_MAX);
+
+		if (vlen == 0 || samples.len + vlen > SAMPLE_TOTAL_MAX)
+			continue;
+		appendBinaryStringInfo(&samples, VARDATA_ANY(plain), vlen);
+		sizes[n++] = vlen;
+	}
+	*nsamples = (int32) n;
+	*nbytes = samples.len;
+	len = ZDICT_trainFromBuffer(VARDATA(dict), dict_size, samples.data, sizes, n);
+	pfree(samples.data);
+	pfree(sizes);
+	if (ZDICT_isError(len))
+	{
+		*error = ZDICT_getErrorName(len);
+		pfree(dict);
+		return NULL;
+	}
+	SET_VARSIZE(dict, VARHDRSZ + len);
+	return dict;
+}
+
+void *
+cx_dict_digest(const bytea *dict, int level, bool for_compress)
+{
+	void	   *d = for_compress ?
+		(void *) ZSTD_createCDict(VARDATA_ANY(dict), VARSIZE_ANY_EXHDR(dict), level) :
+		(void *) ZSTD_createDDict(VARDATA_ANY(dict), VARSIZE_ANY_EXHDR(dict));
+
+	if (d == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OUT_OF_MEMORY),
+				 errmsg("out of memory"),
+				 errdetail("Could not digest a zstd dictionary.")));
+	return d;
+}
+
+void
+cx_dict_free_digested(void *cdict, void *ddict)
+{
+	ZSTD_freeCDict((ZSTD_CDict *) cdict);
+	ZSTD_freeDDict((ZSTD_DDict *) ddict);
+}
+
 /* Sampling: copies of visible stored tuples. */
 typedef struct SampleState
 {
@@ -283,12 +342,11 @@ compressx_train_dictionary(PG_FUNCTION_ARGS)
 	AttrNumber	attnum;
 	CxColumnSetting *settings;
 	SampleState st = {NIL, 0};
-	StringInfoData samples;
-	size_t	   *sizes;
-	unsigned	nsamples = 0;
+	List	   *plains = NIL;
+	int32		nsamples;
+	int64		nbytes;
+	const char *error = NULL;
 	ListCell   *lc;
-	void	   *dict;
-	size_t		n;
 	Oid			types[7] = {OIDOID, NAMEOID, BYTEAOID, INT4OID, INT8OID, INT2OID, INT4OID};
 	Datum		values[7];
 	bytea	   *dictval;
@@ -343,47 +401,34 @@ compressx_train_dictionary(PG_FUNCTION_ARGS)
 	/* the plain values of a block sample */
 	st.limit = sample_rows;
 	cx_visit_tuples(rel, GetActiveSnapshot(), sample_rows, sample_visitor, &st);
-	initStringInfo(&samples);
-	sizes = palloc(sizeof(size_t) * Max(list_length(st.tuples), 1));
 	foreach(lc, st.tuples)
 	{
 		HeapTuple	tuple = (HeapTuple) lfirst(lc);
 		bool		isnull;
 		Datum		d = heap_getattr(tuple, attnum, RelationGetDescr(rel), &isnull);
-		struct varlena *plain;
-		size_t		len;
 
 		CHECK_FOR_INTERRUPTS();
-		if (isnull)
-			continue;
-		plain = cx_plain_value((struct varlena *) DatumGetPointer(d), relid, column);
-		len = Min(VARSIZE_ANY_EXHDR(plain), SAMPLE_VALUE_MAX);
-		if (len == 0 || samples.len + len > SAMPLE_TOTAL_MAX)
-			continue;
-		appendBinaryStringInfo(&samples, VARDATA_ANY(plain), len);
-		sizes[nsamples++] = len;
+		if (!isnull)
+			plains = lappend(plains, cx_plain_value((struct varlena *) DatumGetPointer(d),
+													relid, column));
 	}
 
-	dict = palloc(dict_size);
-	n = ZDICT_trainFromBuffer(dict, dict_size, samples.data, sizes, nsamples);
-	if (ZDICT_isError(n))
+	dictval = cx_dict_train(plains, dict_size, &nsamples, &nbytes, &error);
+	if (dictval == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("could not train a zstd dictionary for column \"%s\" of relation \"%s\"",
 						column, RelationGetRelationName(rel)),
-				 errdetail("zstd reports \"%s\" on a sample of %u values, %d bytes.",
-						   ZDICT_getErrorName(n), nsamples, samples.len),
+				 errdetail("zstd reports \"%s\" on a sample of %d values, " INT64_FORMAT " bytes.",
+						   error, nsamples, nbytes),
 				 errhint("Training needs many values, together many times dict_size: load more rows, raise sample_rows or lower dict_size.")));
 
-	dictval = palloc(VARHDRSZ + n);
-	SET_VARSIZE(dictval, VARHDRSZ + n);
-	memcpy(VARDATA(dictval), dict, n);
 	namestrcpy(&attname, column);
 	values[0] = ObjectIdGetDatum(relid);
 	values[1] = NameGetDatum(&attname);
 	values[2] = PointerGetDatum(dictval);
-	values[3] = Int32GetDatum((int32) nsamples);
-	values[4] = Int64GetDatum((int64) samples.len);
+	values[3] = Int32GetDatum(nsamples);
+	values[4] = Int64GetDatum(nbytes);
 	values[5] = Int16GetDatum(attnum);
 	values[6] = Int32GetDatum(settings[attnum - 1].level);
 	dict_id = cx_settings_exec(

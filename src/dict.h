@@ -8,6 +8,8 @@
 #ifndef COMPRESSX_DICT_H
 #define COMPRESSX_DICT_H
 
+#include "nodes/pg_list.h"
+
 /*
  * The digested dictionary dict_id for decompressing (a ZSTD_DDict), or NULL
  * when no such dictionary exists.  Cached for the life of the backend:
@@ -20,5 +22,17 @@ extern const void *cx_dict_ddict(int32 dict_id);
  * errors when no such dictionary exists.
  */
 extern const void *cx_dict_cdict(int32 dict_id, int level);
+
+/*
+ * Train a dictionary of at most dict_size bytes on plain values (a List of
+ * varlenas; each one's first 128 kB, 256 MB in all).  Returns it as a bytea,
+ * or NULL with *error set when zstd cannot train one on these values.
+ */
+extern bytea *cx_dict_train(List *plain_values, int32 dict_size,
+							int32 *nsamples, int64 *nbytes, const char **error);
+
+/* A digested dict for compressing at level, or for decompressing. */
+extern void *cx_dict_digest(const bytea *dict, int level, bool for_compress);
+extern void cx_dict_free_digested(void *cdict, void *ddict);
 
 #endif							/* COMPRESSX_DICT_H */

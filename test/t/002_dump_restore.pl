@@ -1,6 +1,6 @@
 # pg_dump / pg_restore (plain, custom, and directory format with -j) keep
 # compressx tables' access method, their per-column settings (mapped to the
-# new OIDs and column numbers) and their data.
+# new OIDs and column numbers), their zstd dictionaries and their data.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -28,20 +28,36 @@ $node->safe_psql('postgres', q{
     SELECT compressx.set_column_codec('docs', 'remark', 'pglz');
     VACUUM FULL docs;
     CREATE INDEX docs_body ON docs (md5(body));
+    -- small JSON values compressed with a dictionary
+    CREATE TABLE jd (id integer PRIMARY KEY, doc text) USING compressx;
+    INSERT INTO jd SELECT i, json_build_object('id', i, 'kind', 'kind ' || i % 7,
+                                               'note', 'restored with its dictionary, row ' || i)::text
+    FROM generate_series(1, 2000) i;
+    SELECT compressx.train_dictionary('jd', 'doc', 2048);
+    VACUUM FULL jd;
 });
 
 my $settings_sql = q{
     SELECT string_agg(s.relid::text || '.' || s.attname || '=' || s.codec || '/' ||
-                      coalesce(s.level::text, '-') || '/' || coalesce(s.min_size::text, '-') || '@' ||
+                      coalesce(s.level::text, '-') || '/' || coalesce(s.min_size::text, '-') || '/d' ||
+                      coalesce(s.dict_id::text, '-') || '@' ||
                       (s.attnum = a.attnum)::text, ',' ORDER BY s.attname)
     FROM compressx.column_settings s
     JOIN pg_attribute a ON a.attrelid = s.relid AND a.attname = s.attname};
-my $data_sql = q{SELECT count(*) || '/' || md5(string_agg(d::text, ',' ORDER BY id)) FROM docs d};
+my $data_sql = q{SELECT count(*) || '/' || md5(string_agg(d::text, ',' ORDER BY id)) FROM docs d
+                 UNION ALL SELECT count(*) || '/' || md5(string_agg(j::text, ',' ORDER BY id)) FROM jd j};
+my $dict_sql = q{SELECT string_agg(dict_id || ':' || relid::text || '.' || attname || ':' || md5(dict), ',' ORDER BY dict_id)
+                 FROM compressx.dictionaries};
 my $am_sql = q{SELECT amname FROM pg_class c JOIN pg_am a ON a.oid = c.relam WHERE relname = 'docs'};
 
 my $settings = $node->safe_psql('postgres', $settings_sql);
 my $data = $node->safe_psql('postgres', $data_sql);
-like($settings, qr/docs\.body=lz4\/9\/-\@true/, 'settings before dump');
+my $dicts = $node->safe_psql('postgres', $dict_sql);
+my $jd_bytes_sql = q{SELECT stored_bytes FROM compressx.column_stats('jd') WHERE column_name = 'doc'};
+my $jd_bytes = $node->safe_psql('postgres', $jd_bytes_sql);
+like($settings, qr/docs\.body=lz4\/9\/-\/d-\@true/, 'settings before dump');
+like($settings, qr/jd\.doc=zstd\/3\/-\/d1\@true/, 'dictionary setting before dump');
+like($dicts, qr/^1:jd\.doc:[0-9a-f]{32}$/, 'one dictionary before dump');
 
 my @formats = (
     [ 'plain', [ '-Fp', '-f', "$tmp/dump.sql" ], undef ],
@@ -67,6 +83,13 @@ foreach my $f (@formats)
     is($node->safe_psql($db, $am_sql), 'compressx', "$label: access method kept");
     is($node->safe_psql($db, $settings_sql), $settings, "$label: settings kept, on the right columns");
     is($node->safe_psql($db, $data_sql), $data, "$label: data identical");
+    is($node->safe_psql($db, $dict_sql), $dicts, "$label: dictionaries kept, for the restored table");
+    # the dictionary is used again, and new ones are numbered after it
+    $node->safe_psql($db, 'VACUUM FULL jd');
+    is($node->safe_psql($db, $data_sql), $data, "$label: data identical after re-encoding with the dictionary");
+    is($node->safe_psql($db, $jd_bytes_sql), $jd_bytes, "$label: same stored size: the same dictionary is used");
+    is($node->safe_psql($db, q{SELECT compressx.train_dictionary('jd', 'doc', 2048)}), '2',
+        "$label: a new dictionary takes the next id");
     # restore order may load rows before settings; VACUUM FULL applies them
     $node->safe_psql($db, 'VACUUM FULL docs');
     is($node->safe_psql($db, q{SELECT methods->>'lz4' FROM compressx.column_stats('docs') WHERE column_name = 'body'}),
