@@ -47,6 +47,21 @@ SELECT column_name, values_rewritten FROM recompress_table('dj', 'zstd', columns
 SELECT count(*) AS differing FROM dj JOIN dj_copy c ON c.id = dj.id % 10000
 WHERE dj.doc IS DISTINCT FROM c.doc || CASE WHEN dj.id % 100 = 7 AND dj.id < 20000 THEN ' ' ELSE '' END;
 SELECT count(*) AS damaged FROM compressx.verify('dj');
+-- parallel workers load the dictionary themselves
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+SELECT count(*) AS differing FROM dj JOIN dj_copy c ON c.id = dj.id % 10000
+WHERE md5(dj.doc) IS DISTINCT FROM md5(c.doc || CASE WHEN dj.id % 100 = 7 AND dj.id < 20000 THEN ' ' ELSE '' END);
+SET force_parallel_mode = on;
+SELECT sum(length(doc)) = (SELECT sum(length(doc)) FROM dj_copy) + 2 * (SELECT sum(length(doc)) FROM dj_copy WHERE id <= 100) + 31
+    AS parallel_read_ok FROM dj;
+RESET force_parallel_mode;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+RESET max_parallel_workers_per_gather;
 
 -- resetting the column stops using a dictionary
 SELECT compressx.reset_column_codec('dj', 'doc');

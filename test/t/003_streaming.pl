@@ -1,7 +1,8 @@
 # Physical streaming replication and base backups of compressx tables: a
 # standby replays inserts (zstd inline and out of line), updates, deletes,
-# VACUUM FULL and recompress_table, returns the primary's results, and can
-# be promoted and written to.
+# VACUUM FULL and recompress_table, values compressed with a dictionary
+# trained after the base backup, returns the primary's results, and can be
+# promoted and written to.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -46,6 +47,20 @@ $primary->wait_for_catchup($standby);
 is($standby->safe_psql('postgres', $state), $primary->safe_psql('postgres', $state),
     'updates, deletes and inserts replayed');
 like($standby->safe_psql('postgres', $mix), qr/body:\{"zstd": \d+\}/, 'standby sees zstd values');
+
+# a dictionary trained after the base backup reaches the standby with its values
+$primary->safe_psql('postgres', q{
+    CREATE TABLE small (id integer PRIMARY KEY, doc text) USING compressx;
+    INSERT INTO small SELECT i, json_build_object('id', i, 'kind', 'kind ' || i % 9,
+                                                  'note', 'replicated with a dictionary, row ' || i)::text
+    FROM generate_series(1, 2000) i;
+    SELECT compressx.train_dictionary('small', 'doc', 2048);
+    VACUUM FULL small;
+});
+my $small = q{SELECT count(*) || '/' || md5(string_agg(doc, ',' ORDER BY id)) FROM small};
+$primary->wait_for_catchup($standby);
+is($standby->safe_psql('postgres', $small), $primary->safe_psql('postgres', $small),
+    'standby reads values compressed with a dictionary');
 
 $primary->safe_psql('postgres', 'VACUUM FULL docs');
 $primary->safe_psql('postgres', q{SELECT * FROM recompress_table('docs', 'zstd', 9, '{body}')});
