@@ -69,6 +69,7 @@ typedef struct CxTupleTableSlot
 	bool		has_header;		/* ... valid (after an insert or update) */
 	MemoryContext decode_cxt;	/* decoded values of the child's tuple */
 	bool		decoded_any;	/* decode_cxt holds something */
+	struct CxLazyValue *lazy;	/* per attribute: its placeholder, reused */
 } CxTupleTableSlot;
 
 /* A value decoded on first use (read-only expanded object). */
@@ -80,6 +81,7 @@ typedef struct CxLazyValue
 	const char *attname;
 	bool		flattened;		/* flattened once already */
 	struct varlena *decoded;	/* kept from the second flattening on */
+	bool	   *dirty;			/* set when eoh_context gets an allocation */
 } CxLazyValue;
 
 static Size
@@ -114,6 +116,7 @@ lazy_flatten_into(ExpandedObjectHeader *eohptr, void *result, Size allocated_siz
 
 		lv->decoded = cx_decode(lv->stored, lv->relid, lv->attname);
 		MemoryContextSwitchTo(oldcxt);
+		*lv->dirty = true;
 	}
 	memcpy(result, lv->decoded, allocated_size);
 }
@@ -195,6 +198,7 @@ tts_cx_init(TupleTableSlot *slot)
 	cslot->has_header = false;
 	cslot->decode_cxt = NULL;
 	cslot->decoded_any = false;
+	cslot->lazy = NULL;
 
 	if (desc != NULL && TTS_FIXED(slot))
 	{
@@ -252,18 +256,21 @@ switch_to_decode_cxt(CxTupleTableSlot *cslot)
 	return MemoryContextSwitchTo(cslot->decode_cxt);
 }
 
-/* A placeholder over stored, in the current memory context. */
+/*
+ * Make lv a placeholder over stored; a second flattening keeps its decoded
+ * copy in the slot's decode_cxt.
+ */
 static Datum
-make_placeholder(const struct varlena *stored, Oid relid, const char *attname)
+init_placeholder(CxTupleTableSlot *cslot, CxLazyValue *lv,
+				 const struct varlena *stored, Oid relid, const char *attname)
 {
-	CxLazyValue *lv = palloc(sizeof(CxLazyValue));
-
-	EOH_init_header(&lv->hdr, &lazy_methods, CurrentMemoryContext);
+	EOH_init_header(&lv->hdr, &lazy_methods, cslot->decode_cxt);
 	lv->stored = stored;
 	lv->relid = relid;
 	lv->attname = attname;
 	lv->flattened = false;
 	lv->decoded = NULL;
+	lv->dirty = &cslot->decoded_any;
 	return EOHPGetRODatum(&lv->hdr);
 }
 
@@ -287,20 +294,44 @@ cx_placeholder_stored(Datum value)
 	return lv ? lv->stored : NULL;
 }
 
+/*
+ * A placeholder costs no allocation: each attribute has one, reused from
+ * row to row (a presented value lives until the slot changes, as pointers
+ * into the buffer do), so scans that merely pass over compressed columns
+ * stay cheap.
+ */
 static Datum
 present_own_value(CxTupleTableSlot *cslot, int i, Datum stored)
 {
 	TupleTableSlot *slot = &cslot->base;
 	const char *attname = NameStr(TupleDescAttr(slot->tts_tupleDescriptor, i)->attname);
-	MemoryContext oldcxt = switch_to_decode_cxt(cslot);
+	MemoryContext oldcxt;
 	Datum		value;
+	CxLazyValue *lv;
 
 	if (lazy_allowed(cslot, i))
-		value = make_placeholder((const struct varlena *) DatumGetPointer(stored),
-								 slot->tts_tableOid, attname);
-	else
-		value = PointerGetDatum(cx_decode((struct varlena *) DatumGetPointer(stored),
-										  slot->tts_tableOid, attname));
+	{
+		if (cslot->decode_cxt == NULL)
+			cslot->decode_cxt = AllocSetContextCreate(slot->tts_mcxt,
+													  "compressx slot values",
+													  ALLOCSET_DEFAULT_SIZES);
+		if (cslot->lazy == NULL)
+			cslot->lazy = MemoryContextAllocZero(slot->tts_mcxt, sizeof(CxLazyValue) *
+												 Max(slot->tts_tupleDescriptor->natts, 1));
+		lv = &cslot->lazy[i];
+		if (lv->dirty == NULL)
+			return init_placeholder(cslot, lv, (const struct varlena *) DatumGetPointer(stored),
+									slot->tts_tableOid, attname);
+		/* the header stays as it was set up: only the value changes */
+		lv->stored = (const struct varlena *) DatumGetPointer(stored);
+		lv->relid = slot->tts_tableOid;
+		lv->flattened = false;
+		lv->decoded = NULL;
+		return EOHPGetRODatum(&lv->hdr);
+	}
+	oldcxt = switch_to_decode_cxt(cslot);
+	value = PointerGetDatum(cx_decode((struct varlena *) DatumGetPointer(stored),
+									  slot->tts_tableOid, attname));
 	MemoryContextSwitchTo(oldcxt);
 	return value;
 }
@@ -466,8 +497,8 @@ materialize_values(CxTupleTableSlot *cslot)
 			struct varlena *copy = palloc(VARSIZE(lv->stored));
 
 			memcpy(copy, lv->stored, VARSIZE(lv->stored));
-			slot->tts_values[i] = make_placeholder(copy, lv->relid,
-												   pstrdup(lv->attname));
+			slot->tts_values[i] = init_placeholder(cslot, palloc(sizeof(CxLazyValue)),
+												   copy, lv->relid, pstrdup(lv->attname));
 		}
 		else
 			slot->tts_values[i] = datumCopy(slot->tts_values[i], false, att->attlen);

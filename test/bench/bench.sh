@@ -14,7 +14,7 @@
 # in one run: table size (heap + TOAST), COPY load time, count(*), a
 # narrow-column scan, reading every value, 200 point lookups by primary key,
 # an UPDATE of a small column, VACUUM FULL and recompress_table (heap pglz
-# table to lz4), and raw codec throughput on the same values
+# table to lz4; medians of 3), and raw codec throughput on the same values
 # (compressx.advise).  Timings are medians of RUNS (default 9) of the ratio
 # against heap pglz measured pair by pair in each run.
 # Writes bench-results/results.md, results.csv and PNG charts, and prints
@@ -95,12 +95,15 @@ done
 psql_b -v runs="$RUNS" <<'SQL'
 SET max_parallel_workers_per_gather = 0;
 SET bench.runs = :'runs';
-CREATE FUNCTION time_ms(q text) RETURNS numeric LANGUAGE plpgsql AS $$
+-- q run reps times: short queries repeat, so that timer jitter stays small
+CREATE FUNCTION time_ms(q text, reps int DEFAULT 1) RETURNS numeric LANGUAGE plpgsql AS $$
 DECLARE t0 timestamptz;
 BEGIN
     t0 := clock_timestamp();
-    EXECUTE q;
-    RETURN extract(epoch FROM clock_timestamp() - t0)::numeric * 1000;
+    FOR i IN 1..reps LOOP
+        EXECUTE q;
+    END LOOP;
+    RETURN extract(epoch FROM clock_timestamp() - t0)::numeric * 1000 / reps;
 END $$;
 CREATE FUNCTION lookups(tbl text, n int) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE maxid int; b text;
@@ -118,8 +121,8 @@ BEGIN
     FOR r IN 0..current_setting('bench.runs')::int LOOP   -- run 0 warms the cache
         FOR t IN SELECT * FROM tables LOOP
             INSERT INTO timings VALUES
-              (t.dataset, t.label, 'count', r, time_ms(format('SELECT count(*) FROM %I', t.tbl))),
-              (t.dataset, t.label, 'narrow', r, time_ms(format('SELECT sum(n) FROM %I', t.tbl))),
+              (t.dataset, t.label, 'count', r, time_ms(format('SELECT count(*) FROM %I', t.tbl), 20)),
+              (t.dataset, t.label, 'narrow', r, time_ms(format('SELECT sum(n) FROM %I', t.tbl), 20)),
               (t.dataset, t.label, 'read all', r, time_ms(format('SELECT sum(length(body)) FROM %I', t.tbl))),
               (t.dataset, t.label, 'lookup x200', r, time_ms(format('SELECT lookups(%L, 200)', t.tbl))),
               (t.dataset, t.label, 'update n', r, time_ms(format('UPDATE %I SET n = n + 1 WHERE id %% 10 = 0', t.tbl)));
@@ -129,14 +132,18 @@ BEGIN
 END $$;
 SQL
 
-# VACUUM FULL and recompress_table, on the heap pglz table of each dataset
+# VACUUM FULL and recompress_table, on the heap pglz table of each dataset:
+# three rounds of VACUUM FULL, recompress_table to lz4 (both timed) and back
+# to pglz (not timed); the medians are kept (a checkpoint may land in one)
 for ds in docs json; do
     t=$(psql_b -At -c "SELECT tname('$ds', 'heap pglz')")
-    # the faster of two VACUUM FULLs (a checkpoint may land in one)
-    vf=$(psql_b -At -c '\timing on' -c "VACUUM FULL $t" -c "VACUUM FULL $t" |
-         sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' | sort -n | head -1)
-    rc=$(psql_b -At -c '\timing on' -c "SELECT count(*) FROM recompress_table('$t', 'lz4')" | sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p')
-    psql_b -c "INSERT INTO timings VALUES ('$ds', 'heap pglz', 'vacuum full', 1, $vf), ('$ds', 'heap pglz', 'recompress lz4', 1, $rc)"
+    for r in 1 2 3; do
+        vf=$(psql_b -At -c '\timing on' -c "VACUUM FULL $t" | sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p')
+        rc=$(psql_b -At -c '\timing on' -c "SELECT count(*) FROM recompress_table('$t', 'lz4')" |
+             sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p')
+        psql_b -c "SELECT count(*) FROM recompress_table('$t', 'pglz')" >/dev/null
+        psql_b -c "INSERT INTO timings VALUES ('$ds', 'heap pglz', 'vacuum full', $r, $vf), ('$ds', 'heap pglz', 'recompress lz4', $r, $rc)"
+    done
 done
 
 psql_b -v out="$work" <<'SQL'
@@ -171,7 +178,8 @@ FROM tables tb JOIN variants v USING (label);
 SELECT dataset, label, value_ratio, table_ratio, table_mb, copy_x, count_x, narrow_x, read_x, lookup_x, update_x
 FROM summary ORDER BY dataset, ord;
 \echo '== VACUUM FULL and recompress_table(heap pglz table, lz4), ms'
-SELECT dataset, what, round(ms, 0) AS ms FROM timings WHERE what IN ('vacuum full', 'recompress lz4') ORDER BY 1, 2;
+SELECT dataset, what, round(percentile_cont(0.5) WITHIN GROUP (ORDER BY ms)::numeric, 0) AS median_ms
+FROM timings WHERE what IN ('vacuum full', 'recompress lz4') GROUP BY 1, 2 ORDER BY 1, 2;
 \echo '== raw codec throughput on the same values (compressx.advise)'
 SELECT dataset, codec, level, dictionary, ratio, compress_mb_s, decompress_mb_s FROM codec_speed ORDER BY 1, 2, 3, 4;
 
@@ -183,8 +191,9 @@ WITH s AS (SELECT * FROM summary),
                     c.compress_mb_s AS lz4_mb_s, p.decompress_mb_s AS pglz_dec_mb_s
              FROM codec_speed c JOIN codec_speed p ON p.dataset = c.dataset AND p.codec = 'pglz'
              WHERE c.codec = 'lz4' AND c.level = 1),
-     vf AS (SELECT dataset, max(ms) FILTER (WHERE what = 'vacuum full') AS vf_ms,
-                   max(ms) FILTER (WHERE what = 'recompress lz4') AS rc_ms
+     vf AS (SELECT dataset,
+                   (percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) FILTER (WHERE what = 'vacuum full'))::numeric AS vf_ms,
+                   (percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) FILTER (WHERE what = 'recompress lz4'))::numeric AS rc_ms
             FROM timings GROUP BY dataset)
 SELECT target, value, CASE WHEN met THEN 'met' ELSE 'NOT MET' END AS result FROM (
   SELECT 'docs: compressx zstd-3 stored ratio of the values >= 3.4' AS target,
