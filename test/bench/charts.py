@@ -14,9 +14,11 @@ datasets = sorted({r["dataset"] for r in rows})
 
 fig, axes = plt.subplots(1, len(datasets), figsize=(6 * len(datasets), 4.5))
 for ax, ds in zip(axes, datasets):
-    for r in (r for r in rows if r["dataset"] == ds):
+    for i, r in enumerate(r for r in rows if r["dataset"] == ds):
         ax.scatter(float(r["copy_ms"]), float(r["table_mb"]))
-        ax.annotate(r["label"], (float(r["copy_ms"]), float(r["table_mb"])), fontsize=8)
+        # alternate label sides, so that neighbouring points stay readable
+        ax.annotate(r["label"], (float(r["copy_ms"]), float(r["table_mb"])), fontsize=8,
+                    xytext=(5, 5 if i % 2 else -11), textcoords="offset points")
     ax.set_xscale("log")
     ax.set_xlabel("COPY load time, ms (log)")
     ax.set_ylabel("table size (heap + TOAST), MB")
