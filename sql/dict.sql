@@ -69,6 +69,18 @@ SELECT column_name, dictionary FROM compressx.column_codec_settings('dj') WHERE 
 INSERT INTO dj SELECT id + 30000, doc, n FROM dj_copy WHERE id <= 10;
 SELECT count(*) FROM dj WHERE id > 30000 AND doc = (SELECT doc FROM dj_copy c WHERE c.id = dj.id - 30000);
 
+-- training reads only the first 128 kB of each value
+CREATE TABLE dj_big (id integer, doc text) USING compressx;
+INSERT INTO dj_big
+SELECT i, (SELECT string_agg('{"k": ' || (i * k) % 977 || ', "word": "w' || k % 31 || '"}', ',')
+           FROM generate_series(1, 12000) k)
+FROM generate_series(1, 20) i;
+SELECT min(length(doc)) > 131072 AS values_larger_than_128kb FROM dj_big;
+SELECT compressx.train_dictionary('dj_big', 'doc', 4096) > 0 AS trained;
+SELECT sample_values, sample_bytes FROM compressx.dictionaries WHERE relid = 'dj_big'::regclass;
+SELECT count(*) FROM dj_big WHERE length(doc) > 131072;
+DROP TABLE dj_big;
+
 -- bad input
 \set VERBOSITY terse
 SELECT compressx.train_dictionary('dj_copy', 'doc');             -- heap
@@ -85,6 +97,8 @@ CREATE VIEW dj_view AS SELECT * FROM dj;
 SELECT compressx.train_dictionary('dj_view', 'doc');
 CREATE TABLE dj_parted (id int, doc text) PARTITION BY RANGE (id);
 SELECT compressx.train_dictionary('dj_parted', 'doc');
+CREATE TEMP TABLE dj_temp (doc text) USING compressx;
+SELECT compressx.train_dictionary('dj_temp', 'doc');
 \set VERBOSITY default
 
 -- a value whose dictionary is gone is reported as corrupt, naming the column
@@ -99,8 +113,11 @@ SELECT count(*) FROM dj2 WHERE id < 10000 AND length(doc) > 0;   -- no dictionar
 SELECT length(doc) FROM dj2 WHERE id = 10001;
 \set VERBOSITY default
 SELECT column_name, count(*) FROM compressx.verify('dj2') GROUP BY 1;
--- new values cannot be written with it either
+-- new values are compressed without it, with one warning (pg_restore -j may
+-- load a table before the dictionaries)
 INSERT INTO dj2 VALUES (1, repeat('x', 200));
+INSERT INTO dj2 VALUES (2, repeat('y', 200));
+SELECT length(doc) FROM dj2 WHERE id IN (1, 2) AND doc IN (repeat('x', 200), repeat('y', 200));
 
 -- dictionaries go with their table
 SELECT count(*) > 0 AS has_dictionaries FROM compressx.dictionaries WHERE relid = 'dj'::regclass;

@@ -182,7 +182,7 @@ try_dictionary(const Candidate *cand, List *values, Trial *res)
 	int64		nbytes;
 	const char *error;
 	void	   *cdict;
-	void	   *ddict;
+	void	   *volatile ddict = NULL;
 
 	foreach(lc, values)
 	{
@@ -197,9 +197,10 @@ try_dictionary(const Candidate *cand, List *values, Trial *res)
 	if (dict == NULL)
 		return;
 	cdict = cx_dict_digest(dict, cand->level, true);
-	ddict = cx_dict_digest(dict, cand->level, false);
+	ddict = NULL;
 	PG_TRY();
 	{
+		ddict = cx_dict_digest(dict, cand->level, false);
 		try_candidate(cand, test, cdict, ddict, res);
 	}
 	PG_FINALLY();

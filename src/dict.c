@@ -36,6 +36,7 @@
 #include "access/htup_details.h"
 #include "access/table.h"
 #include "catalog/namespace.h"
+#include "catalog/pg_class.h"
 #include "catalog/pg_type.h"
 #include "fmgr.h"
 #include "lib/stringinfo.h"
@@ -63,7 +64,7 @@ PG_FUNCTION_INFO_V1(compressx_train_dictionary);
 
 /* Limits of training samples: each value's first bytes, and the total. */
 #define SAMPLE_VALUE_MAX	(128 * 1024)
-#define SAMPLE_TOTAL_MAX	(256 * 1024 * 1024)
+#define SAMPLE_TOTAL_MAX	(64 * 1024 * 1024)
 
 typedef struct DictEntry
 {
@@ -176,6 +177,8 @@ dict_load(int32 dict_id)
 			memcpy(bytes, VARDATA_ANY(dict), size);
 			ddict = ZSTD_createDDict(bytes, size);
 		}
+		if (dict != NULL && (Pointer) dict != DatumGetPointer(d))
+			pfree(dict);		/* the detoasted copy */
 		if (ddict == NULL)
 		{
 			free(bytes);
@@ -224,13 +227,25 @@ cx_dict_ddict(int32 dict_id)
 const void *
 cx_dict_cdict(int32 dict_id, int level)
 {
+	static int32 warned_id = 0;
 	DictEntry  *e = dict_find(dict_id);
 
+	/*
+	 * A setting may name a dictionary not (yet) there: pg_restore -j can load
+	 * the settings and a table's rows before the dictionaries.  Values are
+	 * then compressed without one, which is always safe; VACUUM FULL applies
+	 * the dictionary later.  Warn once per backend and dictionary.
+	 */
 	if (e == NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_OBJECT),
-				 errmsg("zstd dictionary %d does not exist", dict_id),
-				 errhint("Train a new one with compressx.train_dictionary(), or reset the column with compressx.reset_column_codec().")));
+	{
+		if (warned_id != dict_id)
+			ereport(WARNING,
+					(errcode(ERRCODE_UNDEFINED_OBJECT),
+					 errmsg("zstd dictionary %d does not exist; compressing without it", dict_id),
+					 errhint("Train a new one with compressx.train_dictionary(), or reset the column with compressx.reset_column_codec().")));
+		warned_id = dict_id;
+		return NULL;
+	}
 	if (e->cdict == NULL || e->cdict_level != level)
 	{
 		ZSTD_freeCDict(e->cdict);
@@ -343,6 +358,7 @@ compressx_train_dictionary(PG_FUNCTION_ARGS)
 	CxColumnSetting *settings;
 	SampleState st = {NIL, 0};
 	List	   *plains = NIL;
+	int64		kept = 0;
 	int32		nsamples;
 	int64		nbytes;
 	const char *error = NULL;
@@ -386,6 +402,12 @@ compressx_train_dictionary(PG_FUNCTION_ARGS)
 						RelationGetRelationName(rel)),
 				 errhint("ALTER TABLE %s SET ACCESS METHOD compressx",
 						 quote_identifier(RelationGetRelationName(rel)))));
+	if (rel->rd_rel->relpersistence == RELPERSISTENCE_TEMP)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot train a dictionary for temporary table \"%s\"",
+						RelationGetRelationName(rel)),
+				 errdetail("A temporary table dropped at session end would leave its dictionary behind.")));
 	attnum = cx_check_settings_column(relid, column);
 	settings = palloc(sizeof(CxColumnSetting) * RelationGetDescr(rel)->natts);
 	cx_resolve_settings(rel, settings);
@@ -407,11 +429,27 @@ compressx_train_dictionary(PG_FUNCTION_ARGS)
 		bool		isnull;
 		Datum		d = heap_getattr(tuple, attnum, RelationGetDescr(rel), &isnull);
 
+		struct varlena *plain;
+		struct varlena *cut;
+		int32		len;
+
 		CHECK_FOR_INTERRUPTS();
-		if (!isnull)
-			plains = lappend(plains, cx_plain_value((struct varlena *) DatumGetPointer(d),
-													relid, column));
+		if (isnull)
+			continue;
+		/* keep only what training uses: each value's start, 64 MB in all */
+		plain = cx_plain_value((struct varlena *) DatumGetPointer(d), relid, column);
+		len = Min(VARSIZE_ANY_EXHDR(plain), SAMPLE_VALUE_MAX);
+		if (kept + len > SAMPLE_TOTAL_MAX)
+			break;
+		cut = palloc(VARHDRSZ + len);
+		SET_VARSIZE(cut, VARHDRSZ + len);
+		memcpy(VARDATA(cut), VARDATA_ANY(plain), len);
+		if (plain != (struct varlena *) DatumGetPointer(d))
+			pfree(plain);
+		plains = lappend(plains, cut);
+		kept += len;
 	}
+	CHECK_FOR_INTERRUPTS();
 
 	dictval = cx_dict_train(plains, dict_size, &nsamples, &nbytes, &error);
 	if (dictval == NULL)

@@ -18,14 +18,15 @@
 extern const void *cx_dict_ddict(int32 dict_id);
 
 /*
- * The digested dictionary dict_id for compressing at level (a ZSTD_CDict);
- * errors when no such dictionary exists.
+ * The digested dictionary dict_id for compressing at level (a ZSTD_CDict),
+ * or NULL, with a warning, when no such dictionary exists (values are then
+ * compressed without one).
  */
 extern const void *cx_dict_cdict(int32 dict_id, int level);
 
 /*
  * Train a dictionary of at most dict_size bytes on plain values (a List of
- * varlenas; each one's first 128 kB, 256 MB in all).  Returns it as a bytea,
+ * varlenas; each one's first 128 kB, 64 MB in all).  Returns it as a bytea,
  * or NULL with *error set when zstd cannot train one on these values.
  */
 extern bytea *cx_dict_train(List *plain_values, int32 dict_size,
