@@ -39,6 +39,7 @@ build_deps="gcc make perl bison flex libreadline-dev zlib1g-dev liblz4-dev libzs
     pkg-config dpkg-dev libipc-run-perl bzip2 xz-utils"
 
 start=$(date +%s)
+. "$(dirname "$0")/lib.sh"   # cx_enable_deb_src
 log() { printf '== assert build [%ds]: %s\n' "$(( $(date +%s) - start ))" "$*" >&2; }
 die() { log "FAILED: $*"; exit 1; }
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
@@ -79,28 +80,9 @@ fi
 
 log "no complete assert-enabled build in $prefix: building PostgreSQL (about 4 minutes on 2 cores)"
 
-# deb-src for the Debian archive.  Debian 12 keeps its sources in the
-# deb822 file debian.sources: add deb-src to its Types lines (a one-line
-# deb-src entry next to it would conflict).  Only an old-style sources.list
-# gets deb-src lines copied from its deb lines.
-ensure_deb_src() {
-    local f=/etc/apt/sources.list.d/debian.sources
-    if [ -f "$f" ]; then
-        if grep -E '^Types:' "$f" | grep -qvE '(^|[[:space:]])deb-src([[:space:]]|$)'; then
-            log "enabling deb-src in $f"
-            as_root sed -i -E '/^Types:/{/(^|[[:space:]])deb-src([[:space:]]|$)/!s/[[:space:]]*$/ deb-src/}' "$f"
-        fi
-    elif [ -f /etc/apt/sources.list ] && ! grep -qE '^[[:space:]]*deb-src[[:space:]]' \
-            /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null; then
-        log "adding deb-src lines to /etc/apt/sources.list"
-        grep -E '^[[:space:]]*deb[[:space:]]' /etc/apt/sources.list | sed -E 's/^([[:space:]]*)deb /\1deb-src /' |
-            as_root tee -a /etc/apt/sources.list >/dev/null
-    fi
-}
-
 rm -rf "$logs"
 mkdir -p "$logs"
-ensure_deb_src
+cx_enable_deb_src
 log "apt-get update"
 as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q >"$logs/apt.log" 2>&1 ||
     { tail -n 20 "$logs/apt.log" >&2; die "apt-get update"; }

@@ -205,21 +205,12 @@ cx_log "$am run: default_table_access_method = $am${ext:+, extension $ext in tem
 # ---------------------------------------------------------------- source
 # Debian's source package of the installed server (the same version if the
 # mirror still serves it, else the newest it serves), fetched once into the
-# cache, outside the clone.  Needs deb-src entries, which are added to the
-# Types lines of the deb822 file debian.sources (a one-line deb-src file next
-# to it would configure the same sources twice and break apt).
-cx_enable_deb_src() {
-    local pkg=postgresql-$PG_MAJOR f=/etc/apt/sources.list.d/debian.sources
+# cache, outside the clone.  Needs deb-src entries (cx_enable_deb_src in
+# lib.sh).
+source_with_deb_src() {
+    local pkg=postgresql-$PG_MAJOR
     apt-cache showsrc "$pkg" 2>/dev/null | grep -q '^Package:' && return 0
-    if [ -f "$f" ]; then
-        cx_log "enabling deb-src in $f"
-        cx_sudo sed -i -E '/^Types:/{/(^|[[:space:]])deb-src([[:space:]]|$)/!s/[[:space:]]*$/ deb-src/}' "$f"
-    elif [ -f /etc/apt/sources.list ] && ! grep -qE '^[[:space:]]*deb-src[[:space:]]' \
-            /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null; then
-        cx_log "adding deb-src lines to /etc/apt/sources.list"
-        grep -E '^[[:space:]]*deb[[:space:]]' /etc/apt/sources.list | sed -E 's/^([[:space:]]*)deb /\1deb-src /' |
-            cx_sudo tee -a /etc/apt/sources.list >/dev/null
-    fi
+    cx_enable_deb_src
     cx_sudo env DEBIAN_FRONTEND=noninteractive apt-get update -q >/dev/null
     apt-cache showsrc "$pkg" 2>/dev/null | grep -q '^Package:' ||
         die "no source package $pkg available from apt even with deb-src enabled"
@@ -245,7 +236,7 @@ cx_pg_source() {  # prints the source tree's path
         (
             flock 9
             [ -n "$(cached)" ] && exit 0
-            cx_enable_deb_src
+            source_with_deb_src
             dpkg-query -W -f='${Status}' dpkg-dev 2>/dev/null | grep -q "ok installed" ||
                 cx_sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q dpkg-dev >/dev/null
             cd "$cache" || exit 1

@@ -16,6 +16,26 @@ cx_sudo() {
     if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
 }
 
+# Enable deb-src for the Debian archive, if missing.  Debian 12 keeps its
+# sources in the deb822 file debian.sources: deb-src goes onto its Types
+# lines (a one-line deb-src entry next to it would configure the same
+# sources twice and break apt).  Only an old-style sources.list gets deb-src
+# lines copied from its deb lines.  The caller runs apt-get update.
+cx_enable_deb_src() {
+    local f=/etc/apt/sources.list.d/debian.sources
+    if [ -f "$f" ]; then
+        if grep -E '^Types:' "$f" | grep -qvE '(^|[[:space:]])deb-src([[:space:]]|$)'; then
+            cx_log "enabling deb-src in $f"
+            cx_sudo sed -i -E '/^Types:/{/(^|[[:space:]])deb-src([[:space:]]|$)/!s/[[:space:]]*$/ deb-src/}' "$f"
+        fi
+    elif [ -f /etc/apt/sources.list ] && ! grep -qE '^[[:space:]]*deb-src[[:space:]]' \
+            /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null; then
+        cx_log "adding deb-src lines to /etc/apt/sources.list"
+        grep -E '^[[:space:]]*deb[[:space:]]' /etc/apt/sources.list | sed -E 's/^([[:space:]]*)deb /\1deb-src /' |
+            cx_sudo tee -a /etc/apt/sources.list >/dev/null
+    fi
+}
+
 # Install what building and testing need, if anything is missing.
 cx_install_deps() {
     local pkgs="postgresql-$PG_MAJOR postgresql-server-dev-$PG_MAJOR liblz4-dev libzstd-dev libipc-run-perl postgresql-doc-$PG_MAJOR make gcc"
