@@ -205,5 +205,9 @@ for v in $versions; do
 done
 
 [ -n "$skipped" ] && log "skipped:$skipped"
+# nothing compiled is no check at all
+if [ "$passed" -eq 0 ] && [ "$failed" -eq 0 ] && [ "${CX_COMPILE_BUILD_ONLY:-}" != 1 ]; then
+    failed=1; echo "no version could be compiled against"
+fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -440,6 +440,10 @@ for dd in "$heap_dir" "$am_dir"; do
     c=$(crashes "$dd")
     [ -n "$c" ] && printf 'server log of the %s run shows a crash:\n%s\n' "$(basename "$dd")" "$c"
 done
+# a crash under the access method fails the unit, even inside an accepted test
+if [ -n "$(crashes "$am_dir")" ] && [ -z "$(crashes "$heap_dir")" ]; then
+    failed=$((failed + 1)); differ+=("server-crash")
+fi
 if [ ${#differ[@]} -gt 0 ]; then
     echo
     echo "FAILED under $am (${#differ[@]}); results heap -> $am, first 40 lines each (all: $diffs):"

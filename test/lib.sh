@@ -109,14 +109,20 @@ cx_stop_cluster() {
     cx_as_user pg_ctl -D "$dir/data" -m fast -w stop >/dev/null 2>&1 || true
 }
 
-# pg_regress and pg_isolation_regress print one line per test ending in
-# "ok" or "FAILED"; count them into passed, failed and failures.
+# cx_count_regress LOG RC NAME: pg_regress and pg_isolation_regress print
+# one line per test ending in "ok" or "FAILED"; count them into passed,
+# failed and failures.  A run that exited non-zero without a FAILED line (it
+# could not start, say) counts as one failure named NAME.
 cx_count_regress() {
-    local log=$1 p f
-    p=$(grep -cE '\.\.\. ok|\.\.\. +ok' "$log")
+    local log=$1 rc=$2 name=$3 p f
+    p=$(grep -cE '\.\.\. +ok' "$log")
     f=$(grep -cE 'FAILED|failed \(ignored\)' "$log")
+    if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+        f=1; failures="$failures $name"
+    fi
     passed=$((passed + p)); failed=$((failed + f))
     [ "$f" -gt 0 ] && failures="$failures $(grep -E 'FAILED' "$log" | awk '{print $2}' | tr '\n' ' ')"
+    return 0
 }
 
 # cx_run_parts SRC WORK PORT: run the pg_regress files, isolation specs and
@@ -125,7 +131,7 @@ cx_count_regress() {
 # socket directory WORK, port PORT.  Prints each part's results; counts them
 # into passed, failed and failures.
 cx_run_parts() {
-    local src=$1 work=$2 port=$3 regress_tests specs t name
+    local src=$1 work=$2 port=$3 regress_tests specs t name rc
     regress_tests=$(sed -n 's/^REGRESS = //p' "$src/Makefile")
     cx_log "pg_regress: $regress_tests"
     cx_as_user "$PGXS_DIR/src/test/regress/pg_regress" \
@@ -133,8 +139,9 @@ cx_run_parts() {
         --host="$work" --port="$port" --user=postgres \
         --load-extension=compressx --dbname=cx_regression \
         $regress_tests >"$work/regress.log" 2>&1
+    rc=$?
     cat "$work/regress.log"
-    cx_count_regress "$work/regress.log"
+    cx_count_regress "$work/regress.log" "$rc" pg_regress
     [ -f "$work/regress/regression.diffs" ] && cat "$work/regress/regression.diffs"
 
     specs=$(cd "$src/test/isolation/specs" && ls *.spec | sed 's/\.spec$//' | tr '\n' ' ')
@@ -144,8 +151,9 @@ cx_run_parts() {
         --bindir="$PGBIN" --host="$work" --port="$port" --user=postgres \
         --load-extension=compressx --dbname=cx_isolation \
         $specs >"$work/isolation.log" 2>&1
+    rc=$?
     cat "$work/isolation.log"
-    cx_count_regress "$work/isolation.log"
+    cx_count_regress "$work/isolation.log" "$rc" isolation
     [ -f "$work/isolation/regression.diffs" ] && cat "$work/isolation/regression.diffs"
 
     cx_log "TAP tests"
