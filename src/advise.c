@@ -61,21 +61,6 @@ static const Candidate candidates[] = {
 #define ADVISE_DICT_SIZE 16384
 #define NCANDIDATES lengthof(candidates)
 
-typedef struct SampleState
-{
-	List	   *tuples;			/* copies of stored tuples */
-	int64		limit;
-} SampleState;
-
-static void
-sample_visitor(HeapTuple tuple, void *arg)
-{
-	SampleState *st = (SampleState *) arg;
-
-	if (list_length(st->tuples) < st->limit)
-		st->tuples = lappend(st->tuples, heap_copytuple(tuple));
-}
-
 typedef struct Trial
 {
 	bool		done;
@@ -116,10 +101,7 @@ try_candidate(const Candidate *cand, List *values, void *cdict, void *ddict,
 
 		outs[i] = palloc(cap);
 		res->raw += rawlen;
-		if (cdict)
-			len = cx_zstd_compress_dict(cdict, VARDATA_ANY(v), rawlen, outs[i], cap);
-		else
-			len = cx_codec_compress(codec, cand->level, VARDATA_ANY(v), rawlen, outs[i], cap);
+		len = cx_codec_compress(codec, cand->level, cdict, VARDATA_ANY(v), rawlen, outs[i], cap);
 		if (len < 0 || len + cand->header >= rawlen + VARHDRSZ)
 		{
 			outlens[i] = -1;	/* stored plain */
@@ -147,8 +129,7 @@ try_candidate(const Candidate *cand, List *values, void *cdict, void *ddict,
 		if (outlens[i] >= 0)
 		{
 			dst = palloc(Max(rawlen, 1));
-			if (!(ddict ? cx_zstd_decompress_dict(ddict, outs[i], outlens[i], dst, rawlen) :
-				  cx_codec_decompress(codec, outs[i], outlens[i], dst, rawlen)) ||
+			if (!cx_codec_decompress(codec, ddict, outs[i], outlens[i], dst, rawlen) ||
 				memcmp(dst, VARDATA_ANY(v), rawlen) != 0)
 				elog(ERROR, "%s did not round-trip a sampled value", codec->name);
 			pfree(dst);
@@ -182,7 +163,7 @@ try_dictionary(const Candidate *cand, List *values, Trial *res)
 	int64		nbytes;
 	const char *error;
 	void	   *cdict;
-	void	   *volatile ddict = NULL;
+	void	   *ddict;
 
 	foreach(lc, values)
 	{
@@ -197,11 +178,11 @@ try_dictionary(const Candidate *cand, List *values, Trial *res)
 	if (dict == NULL)
 		return;
 	cdict = cx_dict_digest(dict, cand->level, true);
-	ddict = NULL;
+	ddict = cx_dict_digest(dict, cand->level, false);
 	PG_TRY();
 	{
-		ddict = cx_dict_digest(dict, cand->level, false);
-		try_candidate(cand, test, cdict, ddict, res);
+		if (cdict && ddict)
+			try_candidate(cand, test, cdict, ddict, res);
 	}
 	PG_FINALLY();
 	{
@@ -240,7 +221,7 @@ compressx_advise(PG_FUNCTION_ARGS)
 	TupleDesc	desc;
 	List	   *leaves;
 	ListCell   *lc;
-	SampleState st = {NIL, 0};
+	List	   *tuples = NIL;
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2))
 		ereport(ERROR,
@@ -261,14 +242,14 @@ compressx_advise(PG_FUNCTION_ARGS)
 
 	rel = cx_open_readable_table(relid, &leaves);
 	desc = RelationGetDescr(rel);
-	st.limit = sample_rows;
 	foreach(lc, leaves)
 	{
 		Relation	leaf = table_open(lfirst_oid(lc), NoLock);
 
-		cx_visit_tuples(leaf, GetActiveSnapshot(),
-						sample_rows / Max(list_length(leaves), 1) + 1,
-						sample_visitor, &st);
+		tuples = list_concat(tuples,
+							 cx_sample_tuples(leaf, GetActiveSnapshot(),
+											  sample_rows / Max(list_length(leaves), 1) + 1,
+											  sample_rows - list_length(tuples)));
 		table_close(leaf, NoLock);
 	}
 
@@ -284,7 +265,7 @@ compressx_advise(PG_FUNCTION_ARGS)
 			continue;
 
 		/* plain values of this column (partitions share the parent's names) */
-		foreach(lc, st.tuples)
+		foreach(lc, tuples)
 		{
 			HeapTuple	tuple = (HeapTuple) lfirst(lc);
 			Relation	leaf = table_open(tuple->t_tableOid, NoLock);

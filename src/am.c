@@ -9,7 +9,7 @@
  * runs heap's callback on the slot's child and presents the result with
  * lazy decoding), and the paths where heap would hand stored values to
  * core code: index builds (am_index.c) and CLUSTER / VACUUM FULL
- * (am_rewrite.c).
+ * (rewrite.c, am_write.c).
  *
  *-------------------------------------------------------------------------
  */
@@ -18,6 +18,7 @@
 #include "access/heapam.h"
 #include "access/tableam.h"
 #include "fmgr.h"
+#include "storage/bufmgr.h"
 
 #include "am.h"
 #include "slot.h"
@@ -104,16 +105,19 @@ cx_tuple_satisfies_snapshot(Relation rel, TupleTableSlot *slot,
 							Snapshot snapshot)
 {
 	TupleTableSlot *child = cx_slot_valid_child(slot);
-	TupleTableSlot *tmp;
+	HeapTupleData tuple;
+	Buffer		buf = InvalidBuffer;
 	bool		result;
 
 	/* the child still holds the stored tuple with its buffer */
 	if (child != NULL)
 		return cx_heap->tuple_satisfies_snapshot(rel, child, snapshot);
 
-	tmp = MakeSingleTupleTableSlot(RelationGetDescr(rel), &TTSOpsBufferHeapTuple);
-	result = cx_heap->tuple_fetch_row_version(rel, &slot->tts_tid, snapshot, tmp);
-	ExecDropSingleTupleTableSlot(tmp);
+	/* otherwise the stored version at the slot's tid */
+	tuple.t_self = slot->tts_tid;
+	result = heap_fetch(rel, snapshot, &tuple, &buf, false);
+	if (BufferIsValid(buf))
+		ReleaseBuffer(buf);
 	return result;
 }
 

@@ -19,7 +19,6 @@
 #include "access/genam.h"
 #include "access/relscan.h"
 #include "access/tableam.h"
-#include "catalog/catalog.h"
 #include "catalog/index.h"
 #include "commands/progress.h"
 #include "executor/executor.h"
@@ -57,19 +56,6 @@ scan_blocks_total(HeapScanDesc hscan)
 	return pscan ? pscan->phs_nblocks : hscan->rs_nblocks;
 }
 
-/*
- * Next tuple of a heap scan into a compressx slot; the stored tuple is then
- * the scan's rs_ctup, in rs_cbuf.  (heap_getnext refuses other AMs.)
- */
-static bool
-next_tuple(TableScanDesc scan, TupleTableSlot *slot)
-{
-	TupleTableSlot *child = cx_slot_begin_fetch(slot);
-
-	return cx_slot_end_fetch(slot,
-							 cx_heap->scan_getnextslot(scan, ForwardScanDirection, child));
-}
-
 typedef struct BuildScan
 {
 	Relation	rel;
@@ -77,7 +63,6 @@ typedef struct BuildScan
 	TransactionId OldestXmin;
 	bool		anyvisible;
 	bool		checking_uniqueness;
-	bool		is_system_catalog;
 	double		reltuples;
 } BuildScan;
 
@@ -132,9 +117,9 @@ include_in_build(BuildScan *bs, HeapTuple tuple, Buffer buf, bool *alive)
 				}
 				else
 				{
-					if (!bs->is_system_catalog)
-						elog(WARNING, "concurrent insert in progress within table \"%s\"",
-							 RelationGetRelationName(bs->rel));
+					/* (compressx never stores system catalogs) */
+					elog(WARNING, "concurrent insert in progress within table \"%s\"",
+						 RelationGetRelationName(bs->rel));
 					/* uniqueness needs the final state: wait for it */
 					if (!bs->checking_uniqueness)
 						xwait = InvalidTransactionId;
@@ -161,9 +146,8 @@ include_in_build(BuildScan *bs, HeapTuple tuple, Buffer buf, bool *alive)
 				}
 				else
 				{
-					if (!bs->is_system_catalog)
-						elog(WARNING, "concurrent delete in progress within table \"%s\"",
-							 RelationGetRelationName(bs->rel));
+					elog(WARNING, "concurrent delete in progress within table \"%s\"",
+						 RelationGetRelationName(bs->rel));
 					if (!bs->checking_uniqueness && !HeapTupleIsHotUpdated(tuple))
 						xwait = InvalidTransactionId;
 					if (!TransactionIdIsValid(xwait))
@@ -238,7 +222,6 @@ cx_index_build_range_scan(Relation rel, Relation indexRelation,
 	bs.indexInfo = indexInfo;
 	bs.anyvisible = anyvisible;
 	bs.checking_uniqueness = indexInfo->ii_Unique || indexInfo->ii_ExclusionOps != NULL;
-	bs.is_system_catalog = IsSystemRelation(rel);
 	bs.reltuples = 0;
 	Assert(!(anyvisible && bs.checking_uniqueness));
 
@@ -274,7 +257,7 @@ cx_index_build_range_scan(Relation rel, Relation indexRelation,
 	if (!allow_sync)
 		heap_setscanlimits(scan, start_blockno, numblocks);
 
-	while (next_tuple(scan, slot))
+	while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
 	{
 		HeapTuple	tuple = &hscan->rs_ctup;
 		Buffer		buf = hscan->rs_cbuf;
@@ -363,7 +346,7 @@ cx_index_validate_scan(Relation rel, Relation indexRelation,
 	hscan = (HeapScanDesc) scan;
 	pgstat_progress_update_param(PROGRESS_SCAN_BLOCKS_TOTAL, hscan->rs_nblocks);
 
-	while (next_tuple(scan, slot))
+	while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
 	{
 		HeapTuple	tuple = &hscan->rs_ctup;
 		Buffer		buf = hscan->rs_cbuf;
@@ -383,19 +366,7 @@ cx_index_validate_scan(Relation rel, Relation indexRelation,
 			mapped_block = hscan->rs_cblock;
 		}
 
-		root = tuple->t_self;
-		if (HeapTupleIsHeapOnly(tuple))
-		{
-			root_off = root_offsets[ItemPointerGetOffsetNumber(&tuple->t_self) - 1];
-			if (!OffsetNumberIsValid(root_off))
-				ereport(ERROR,
-						(errcode(ERRCODE_DATA_CORRUPTED),
-						 errmsg_internal("failed to find parent tuple for heap-only tuple at (%u,%u) in table \"%s\"",
-										 ItemPointerGetBlockNumber(&tuple->t_self),
-										 ItemPointerGetOffsetNumber(&tuple->t_self),
-										 RelationGetRelationName(rel))));
-			ItemPointerSetOffsetNumber(&root, root_off);
-		}
+		index_tid(rel, tuple, buf, root_offsets, &root);
 		root_off = ItemPointerGetOffsetNumber(&root);
 
 		/* Advance the index side up to this root, noting TIDs on this page. */

@@ -272,12 +272,22 @@ fetch_stored_tuple(Relation rel, ItemPointer tid)
 	return copy;
 }
 
+/*
+ * Encoding works in one backend-wide context, emptied at the start and end
+ * of every call (writes do not nest: nothing below them writes a compressx
+ * table), instead of a context made and deleted for every row.
+ */
+static MemoryContext encode_cxt = NULL;
+
 static MemoryContext
 begin_encode(MemoryContext *cxt)
 {
-	*cxt = AllocSetContextCreate(CurrentMemoryContext, "compressx encode",
-								 ALLOCSET_DEFAULT_SIZES);
-	return MemoryContextSwitchTo(*cxt);
+	if (encode_cxt == NULL)
+		encode_cxt = AllocSetContextCreate(TopMemoryContext, "compressx encode",
+										   ALLOCSET_DEFAULT_SIZES);
+	MemoryContextReset(encode_cxt);
+	*cxt = encode_cxt;
+	return MemoryContextSwitchTo(encode_cxt);
 }
 
 /* Encode the slot's row for rel, in the current memory context. */
@@ -308,7 +318,7 @@ cx_tuple_insert(Relation rel, TupleTableSlot *slot, CommandId cid,
 	heap_insert(rel, tuple, cid, options, bistate);
 	MemoryContextSwitchTo(oldcxt);
 	cx_slot_take_header(slot, tuple);
-	MemoryContextDelete(cxt);
+	MemoryContextReset(cxt);
 }
 
 void
@@ -324,7 +334,7 @@ cx_tuple_insert_speculative(Relation rel, TupleTableSlot *slot, CommandId cid,
 	heap_insert(rel, tuple, cid, options | HEAP_INSERT_SPECULATIVE, bistate);
 	MemoryContextSwitchTo(oldcxt);
 	cx_slot_take_header(slot, tuple);
-	MemoryContextDelete(cxt);
+	MemoryContextReset(cxt);
 }
 
 void
@@ -365,7 +375,8 @@ cx_multi_insert(Relation rel, TupleTableSlot **slots, int nslots,
 		tuple = cx_encode_row(rel, settings, slots[i]->tts_values,
 							  slots[i]->tts_isnull, NULL, options, NULL);
 		hslots[i] = MakeSingleTupleTableSlot(desc, &TTSOpsHeapTuple);
-		ExecStoreHeapTuple(tuple, hslots[i], false);
+		/* the slot owns the tuple: heap_multi_insert takes it without a copy */
+		ExecStoreHeapTuple(tuple, hslots[i], true);
 	}
 
 	heap_multi_insert(rel, hslots, nslots, cid, options, bistate);
@@ -379,7 +390,7 @@ cx_multi_insert(Relation rel, TupleTableSlot **slots, int nslots,
 		cx_slot_take_header(slots[i], stored);
 		ExecDropSingleTupleTableSlot(hslots[i]);
 	}
-	MemoryContextDelete(cxt);
+	MemoryContextReset(cxt);
 }
 
 TM_Result
@@ -436,7 +447,7 @@ cx_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 			cx_delete_external(rel, (struct varlena *) lfirst(lc), false);
 	}
 	MemoryContextSwitchTo(oldcxt);
-	MemoryContextDelete(cxt);
+	MemoryContextReset(cxt);
 	return result;
 }
 

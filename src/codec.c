@@ -155,9 +155,10 @@ zstd_ensure_contexts(void)
 }
 
 int32
-cx_codec_compress(const CxCodec *codec, int level,
+cx_codec_compress(const CxCodec *codec, int level, const void *dict,
 				  const char *src, int32 srclen, char *dst, int32 dstcap)
 {
+	Assert(dict == NULL || codec->id == CX_CODEC_ZSTD);
 	switch (codec->id)
 	{
 		case CX_CODEC_NONE:
@@ -186,11 +187,23 @@ cx_codec_compress(const CxCodec *codec, int level,
 				size_t		n;
 
 				zstd_ensure_contexts();
-				/* content size and checksum in every frame: decoding verifies both */
-				ZSTD_CCtx_reset(zstd_cctx, ZSTD_reset_session_only);
-				ZSTD_CCtx_setParameter(zstd_cctx, ZSTD_c_compressionLevel, level);
+
+				/*
+				 * Content size and checksum in every frame: decoding verifies
+				 * both.  With a dictionary, its level, and no dictionary id in
+				 * the frame (compressx's format names the dictionary).  The
+				 * reset drops the previous call's dictionary reference too.
+				 */
+				ZSTD_CCtx_reset(zstd_cctx, ZSTD_reset_session_and_parameters);
 				ZSTD_CCtx_setParameter(zstd_cctx, ZSTD_c_checksumFlag, 1);
 				ZSTD_CCtx_setParameter(zstd_cctx, ZSTD_c_contentSizeFlag, 1);
+				if (dict)
+				{
+					ZSTD_CCtx_setParameter(zstd_cctx, ZSTD_c_dictIDFlag, 0);
+					ZSTD_CCtx_refCDict(zstd_cctx, (const ZSTD_CDict *) dict);
+				}
+				else
+					ZSTD_CCtx_setParameter(zstd_cctx, ZSTD_c_compressionLevel, level);
 				n = ZSTD_compress2(zstd_cctx, dst, dstcap, src, srclen);
 				if (ZSTD_isError(n))
 					elog(ERROR, "zstd compression failed: %s",
@@ -200,38 +213,6 @@ cx_codec_compress(const CxCodec *codec, int level,
 	}
 	elog(ERROR, "invalid compressx codec id %d", (int) codec->id);
 	return -1;
-}
-
-int32
-cx_zstd_compress_dict(const void *cdict, const char *src, int32 srclen,
-					  char *dst, int32 dstcap)
-{
-	size_t		n;
-
-	zstd_ensure_contexts();
-	/* the level is the dictionary's; no dictionary id in the frame */
-	ZSTD_CCtx_reset(zstd_cctx, ZSTD_reset_session_and_parameters);
-	ZSTD_CCtx_setParameter(zstd_cctx, ZSTD_c_checksumFlag, 1);
-	ZSTD_CCtx_setParameter(zstd_cctx, ZSTD_c_contentSizeFlag, 1);
-	ZSTD_CCtx_setParameter(zstd_cctx, ZSTD_c_dictIDFlag, 0);
-	ZSTD_CCtx_refCDict(zstd_cctx, (const ZSTD_CDict *) cdict);
-	n = ZSTD_compress2(zstd_cctx, dst, dstcap, src, srclen);
-	ZSTD_CCtx_reset(zstd_cctx, ZSTD_reset_session_and_parameters);
-	if (ZSTD_isError(n))
-		elog(ERROR, "zstd compression failed: %s", ZSTD_getErrorName(n));
-	return (int32) n;
-}
-
-bool
-cx_zstd_decompress_dict(const void *ddict, const char *src, int32 srclen,
-						char *dst, int32 rawlen)
-{
-	size_t		n;
-
-	zstd_ensure_contexts();
-	n = ZSTD_decompress_usingDDict(zstd_dctx, dst, rawlen, src, srclen,
-								   (const ZSTD_DDict *) ddict);
-	return !ZSTD_isError(n) && n == (size_t) rawlen;
 }
 
 bool
@@ -268,9 +249,10 @@ cx_codec_plausible_rawlen(const CxCodec *codec, const char *src, int32 srclen,
 }
 
 bool
-cx_codec_decompress(const CxCodec *codec, const char *src, int32 srclen,
-					char *dst, int32 rawlen)
+cx_codec_decompress(const CxCodec *codec, const void *dict,
+					const char *src, int32 srclen, char *dst, int32 rawlen)
 {
+	Assert(dict == NULL || codec->id == CX_CODEC_ZSTD);
 	switch (codec->id)
 	{
 		case CX_CODEC_NONE:
@@ -290,7 +272,8 @@ cx_codec_decompress(const CxCodec *codec, const char *src, int32 srclen,
 				size_t		n;
 
 				zstd_ensure_contexts();
-				n = ZSTD_decompressDCtx(zstd_dctx, dst, rawlen, src, srclen);
+				n = ZSTD_decompress_usingDDict(zstd_dctx, dst, rawlen, src, srclen,
+											   (const ZSTD_DDict *) dict);
 				return !ZSTD_isError(n) && n == (size_t) rawlen;
 			}
 	}

@@ -48,9 +48,10 @@ extern int32 cx_codec_bound(const CxCodec *codec, int32 srclen);
 /*
  * Compress src into dst (capacity dstcap, at least cx_codec_bound()).
  * Returns the compressed length, or -1 when the codec declines (pglz on
- * incompressible input).  Errors only on library failure.
+ * incompressible input).  Errors only on library failure.  dict: a digested
+ * zstd dictionary (ZSTD_CDict, see dict.h; its level applies), or NULL.
  */
-extern int32 cx_codec_compress(const CxCodec *codec, int level,
+extern int32 cx_codec_compress(const CxCodec *codec, int level, const void *dict,
 							   const char *src, int32 srclen,
 							   char *dst, int32 dstcap);
 
@@ -58,9 +59,9 @@ extern int32 cx_codec_compress(const CxCodec *codec, int level,
  * Decompress exactly rawlen bytes from src into dst.  Returns false if the
  * input is malformed, truncated or does not decode to exactly rawlen bytes;
  * never reads or writes out of bounds.  Callers report the corruption with
- * their own context.
+ * their own context.  dict: a digested zstd dictionary (ZSTD_DDict), or NULL.
  */
-extern bool cx_codec_decompress(const CxCodec *codec,
+extern bool cx_codec_decompress(const CxCodec *codec, const void *dict,
 								const char *src, int32 srclen,
 								char *dst, int32 rawlen);
 
@@ -71,14 +72,5 @@ extern bool cx_codec_decompress(const CxCodec *codec,
 extern bool cx_codec_plausible_rawlen(const CxCodec *codec,
 									  const char *src, int32 srclen,
 									  int32 rawlen);
-
-/*
- * zstd with a digested dictionary (a ZSTD_CDict or ZSTD_DDict, see dict.h);
- * same contracts as cx_codec_compress and cx_codec_decompress.
- */
-extern int32 cx_zstd_compress_dict(const void *cdict, const char *src,
-								   int32 srclen, char *dst, int32 dstcap);
-extern bool cx_zstd_decompress_dict(const void *ddict, const char *src,
-									int32 srclen, char *dst, int32 rawlen);
 
 #endif							/* COMPRESSX_CODEC_H */

@@ -69,8 +69,7 @@ PG_FUNCTION_INFO_V1(compressx_train_dictionary);
 typedef struct DictEntry
 {
 	int32		dict_id;		/* hash key */
-	void	   *bytes;			/* the dictionary, for CDicts at any level */
-	size_t		size;
+	bytea	   *dict;			/* the dictionary, for CDicts at any level */
 	ZSTD_DDict *ddict;
 	ZSTD_CDict *cdict;			/* for cdict_level, or NULL */
 	int			cdict_level;
@@ -92,7 +91,7 @@ dict_cache_flush(void)
 	{
 		ZSTD_freeDDict(e->ddict);
 		ZSTD_freeCDict(e->cdict);
-		free(e->bytes);
+		pfree(e->dict);
 	}
 	hash_destroy(dict_cache);
 	dict_cache = NULL;
@@ -128,20 +127,12 @@ dict_cache_ensure(void)
 	}
 }
 
-static Oid
-dictionaries_table_oid(void)
-{
-	Oid			nsp = get_namespace_oid("compressx", true);
-
-	return OidIsValid(nsp) ? get_relname_relid("dictionaries", nsp) : InvalidOid;
-}
-
 /* Read dictionary dict_id into a new cache entry; NULL if there is none. */
 static DictEntry *
 dict_load(int32 dict_id)
 {
 	static bool callback_registered = false;
-	Oid			tableoid = dictionaries_table_oid();
+	Oid			tableoid = cx_extension_table_oid("dictionaries");
 	Relation	rel;
 	ScanKeyData key;
 	SysScanDesc scan;
@@ -166,22 +157,26 @@ dict_load(int32 dict_id)
 	{
 		bool		isnull;
 		Datum		d = heap_getattr(tup, Anum_dict_dict, RelationGetDescr(rel), &isnull);
-		bytea	   *dict = isnull ? NULL : DatumGetByteaPP(d);
-		size_t		size = dict ? VARSIZE_ANY_EXHDR(dict) : 0;
-		void	   *bytes = size > 0 ? malloc(size) : NULL;
+		bytea	   *dict = NULL;
 		ZSTD_DDict *ddict = NULL;
 		bool		found;
 
-		if (bytes != NULL)
+		if (!isnull)
 		{
-			memcpy(bytes, VARDATA_ANY(dict), size);
-			ddict = ZSTD_createDDict(bytes, size);
+			bytea	   *v = DatumGetByteaPP(d);
+
+			dict = MemoryContextAlloc(TopMemoryContext, VARHDRSZ + VARSIZE_ANY_EXHDR(v));
+			SET_VARSIZE(dict, VARHDRSZ + VARSIZE_ANY_EXHDR(v));
+			memcpy(VARDATA(dict), VARDATA_ANY(v), VARSIZE_ANY_EXHDR(v));
+			if ((Pointer) v != DatumGetPointer(d))
+				pfree(v);		/* the detoasted copy */
+			if (VARSIZE(dict) > VARHDRSZ)
+				ddict = cx_dict_digest(dict, 0, false);
 		}
-		if (dict != NULL && (Pointer) dict != DatumGetPointer(d))
-			pfree(dict);		/* the detoasted copy */
 		if (ddict == NULL)
 		{
-			free(bytes);
+			if (dict)
+				pfree(dict);
 			ereport(ERROR,
 					(errcode(ERRCODE_DATA_CORRUPTED),
 					 errmsg("zstd dictionary %d in compressx.dictionaries is unusable", dict_id)));
@@ -194,8 +189,7 @@ dict_load(int32 dict_id)
 		}
 		dict_cache_ensure();
 		entry = hash_search(dict_cache, &dict_id, HASH_ENTER, &found);
-		entry->bytes = bytes;
-		entry->size = size;
+		entry->dict = dict;
 		entry->ddict = ddict;
 		entry->cdict = NULL;
 		entry->cdict_level = 0;
@@ -249,7 +243,7 @@ cx_dict_cdict(int32 dict_id, int level)
 	if (e->cdict == NULL || e->cdict_level != level)
 	{
 		ZSTD_freeCDict(e->cdict);
-		e->cdict = ZSTD_createCDict(e->bytes, e->size, level);
+		e->cdict = cx_dict_digest(e->dict, level, true);
 		if (e->cdict == NULL)
 			ereport(ERROR,
 					(errcode(ERRCODE_OUT_OF_MEMORY),
@@ -300,16 +294,9 @@ cx_dict_train(List *plain_values, int32 dict_size, int32 *nsamples,
 void *
 cx_dict_digest(const bytea *dict, int level, bool for_compress)
 {
-	void	   *d = for_compress ?
+	return for_compress ?
 		(void *) ZSTD_createCDict(VARDATA_ANY(dict), VARSIZE_ANY_EXHDR(dict), level) :
 		(void *) ZSTD_createDDict(VARDATA_ANY(dict), VARSIZE_ANY_EXHDR(dict));
-
-	if (d == NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_OUT_OF_MEMORY),
-				 errmsg("out of memory"),
-				 errdetail("Could not digest a zstd dictionary.")));
-	return d;
 }
 
 void
@@ -317,22 +304,6 @@ cx_dict_free_digested(void *cdict, void *ddict)
 {
 	ZSTD_freeCDict((ZSTD_CDict *) cdict);
 	ZSTD_freeDDict((ZSTD_DDict *) ddict);
-}
-
-/* Sampling: copies of visible stored tuples. */
-typedef struct SampleState
-{
-	List	   *tuples;
-	int64		limit;
-} SampleState;
-
-static void
-sample_visitor(HeapTuple tuple, void *arg)
-{
-	SampleState *st = (SampleState *) arg;
-
-	if (list_length(st->tuples) < st->limit)
-		st->tuples = lappend(st->tuples, heap_copytuple(tuple));
 }
 
 /*
@@ -356,7 +327,6 @@ compressx_train_dictionary(PG_FUNCTION_ARGS)
 	Relation	rel;
 	AttrNumber	attnum;
 	CxColumnSetting *settings;
-	SampleState st = {NIL, 0};
 	List	   *plains = NIL;
 	int64		kept = 0;
 	int32		nsamples;
@@ -421,9 +391,7 @@ compressx_train_dictionary(PG_FUNCTION_ARGS)
 						 RelationGetRelationName(rel), column)));
 
 	/* the plain values of a block sample */
-	st.limit = sample_rows;
-	cx_visit_tuples(rel, GetActiveSnapshot(), sample_rows, sample_visitor, &st);
-	foreach(lc, st.tuples)
+	foreach(lc, cx_sample_tuples(rel, GetActiveSnapshot(), sample_rows, sample_rows))
 	{
 		HeapTuple	tuple = (HeapTuple) lfirst(lc);
 		bool		isnull;

@@ -32,7 +32,7 @@ extern const void *cx_dict_cdict(int32 dict_id, int level);
 extern bytea *cx_dict_train(List *plain_values, int32 dict_size,
 							int32 *nsamples, int64 *nbytes, const char **error);
 
-/* A digested dict for compressing at level, or for decompressing. */
+/* A digested dict for compressing at level, or for decompressing; NULL on failure. */
 extern void *cx_dict_digest(const bytea *dict, int level, bool for_compress);
 extern void cx_dict_free_digested(void *cdict, void *ddict);
 

@@ -233,9 +233,7 @@ cx_decode_into(const struct varlena *value, Oid relid, const char *attname,
 								rawlen, bodylen - hdr, codec->name));
 
 	result = dst ? dst : (struct varlena *) palloc(VARHDRSZ + rawlen);
-	if (ddict ? !cx_zstd_decompress_dict(ddict, (const char *) body + hdr, bodylen - hdr,
-										 VARDATA(result), (int32) rawlen) :
-		!cx_codec_decompress(codec, (const char *) body + hdr, bodylen - hdr,
+	if (!cx_codec_decompress(codec, ddict, (const char *) body + hdr, bodylen - hdr,
 							 VARDATA(result), (int32) rawlen))
 		report_corrupt(relid, attname,
 					   psprintf("The %s data does not decode to the declared %u bytes.",
@@ -284,7 +282,7 @@ cx_encode(const struct varlena *plain, const CxCodec *codec, int level,
 			{
 				int32		cap = cx_codec_bound(codec, rawlen);
 				struct varlena *out = palloc(VARHDRSZ_COMPRESSED + cap);
-				int32		n = cx_codec_compress(codec, level, raw, rawlen,
+				int32		n = cx_codec_compress(codec, level, NULL, raw, rawlen,
 												  (char *) out + VARHDRSZ_COMPRESSED, cap);
 
 				if (n < 0 || VARHDRSZ_COMPRESSED + n >= plain_stored_size(rawlen))
@@ -306,10 +304,7 @@ cx_encode(const struct varlena *plain, const CxCodec *codec, int level,
 				unsigned char *body = (unsigned char *) out + VARHDRSZ_COMPRESSED;
 				int32		n;
 
-				if (cdict)
-					n = cx_zstd_compress_dict(cdict, raw, rawlen, (char *) out + hdrsz, cap);
-				else
-					n = cx_codec_compress(codec, level, raw, rawlen, (char *) out + hdrsz, cap);
+				n = cx_codec_compress(codec, level, cdict, raw, rawlen, (char *) out + hdrsz, cap);
 				if (hdrsz + n >= plain_stored_size(rawlen))
 				{
 					pfree(out);

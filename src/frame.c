@@ -141,7 +141,7 @@ compressx_compress(PG_FUNCTION_ARGS)
 
 	result = (bytea *) palloc(cap);
 	hdr = (unsigned char *) VARDATA(result);
-	n = cx_codec_compress(codec, level, VARDATA_ANY(data), rawlen,
+	n = cx_codec_compress(codec, level, NULL, VARDATA_ANY(data), rawlen,
 						  (char *) hdr + CX_FRAME_HDRSZ,
 						  cap - VARHDRSZ - CX_FRAME_HDRSZ);
 	if (n < 0)
@@ -211,7 +211,7 @@ compressx_decompress(PG_FUNCTION_ARGS)
 						   rawlen, payload_len, codec->name)));
 
 	result = (bytea *) palloc(VARHDRSZ + rawlen);
-	if (!cx_codec_decompress(codec, (const char *) p + CX_FRAME_HDRSZ,
+	if (!cx_codec_decompress(codec, NULL, (const char *) p + CX_FRAME_HDRSZ,
 							 payload_len, VARDATA(result), (int32) rawlen))
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),

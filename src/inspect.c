@@ -142,6 +142,31 @@ cx_check_table_relkind(Relation rel)
 				 errdetail("compressx reads heap and compressx tables only.")));
 }
 
+typedef struct SampleState
+{
+	List	   *tuples;
+	int64		limit;
+} SampleState;
+
+static void
+sample_visitor(HeapTuple tuple, void *arg)
+{
+	SampleState *st = (SampleState *) arg;
+
+	if (list_length(st->tuples) < st->limit)
+		st->tuples = lappend(st->tuples, heap_copytuple(tuple));
+}
+
+List *
+cx_sample_tuples(Relation rel, Snapshot snapshot, int64 sample_rows, int64 limit)
+{
+	SampleState st = {NIL, limit};
+
+	if (limit > 0)
+		cx_visit_tuples(rel, snapshot, sample_rows, sample_visitor, &st);
+	return st.tuples;
+}
+
 /*
  * Open a table the current user may SELECT from (checked before any lock
  * is taken) with AccessShareLock, and set *leaves to the relations with

@@ -9,6 +9,7 @@
 #define COMPRESSX_INSPECT_H
 
 #include "access/htup.h"
+#include "nodes/pg_list.h"
 #include "utils/rel.h"
 #include "utils/snapshot.h"
 
@@ -49,6 +50,13 @@ typedef void (*CxTupleVisitor) (HeapTuple tuple, void *arg);
 extern void cx_visit_tuples(Relation rel, Snapshot snapshot,
 							int64 sample_rows, CxTupleVisitor visitor,
 							void *arg);
+
+/*
+ * Copies of at most limit visible tuples of a block sample of about
+ * sample_rows rows (cx_visit_tuples), in the current memory context.
+ */
+extern List *cx_sample_tuples(Relation rel, Snapshot snapshot,
+							  int64 sample_rows, int64 limit);
 
 /* Open a readable table and list its leaves with storage (see inspect.c). */
 extern Relation cx_open_readable_table(Oid relid, List **leaves);

@@ -38,7 +38,6 @@
 #include "access/htup_details.h"
 #include "access/multixact.h"
 #include "access/relation.h"
-#include "access/rewriteheap.h"
 #include "access/table.h"
 #include "access/tableam.h"
 #include "access/toast_compression.h"
@@ -64,7 +63,6 @@
 #include "utils/builtins.h"
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
-#include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
@@ -72,7 +70,6 @@
 #include "codec.h"
 #include "compat.h"
 #include "am.h"
-#include "compressx.h"
 #include "inspect.h"
 #include "rewrite.h"
 
@@ -214,6 +211,7 @@ recompress_reform(Relation NewHeap, Datum *values, bool *isnull, bool live,
 {
 	LeafState  *st = (LeafState *) arg;
 	TupleDesc	newdesc = RelationGetDescr(NewHeap);
+	int64		rewritten_before = st->rewritten;
 
 	for (int i = 0; i < newdesc->natts; i++)
 	{
@@ -236,11 +234,12 @@ recompress_reform(Relation NewHeap, Datum *values, bool *isnull, bool live,
 			if (live)
 				tc->rewritten++;
 			cx_inspect_datum(values[i], &sv);
-			pgstat_progress_update_param(CX_PROGRESS_VALUES_REWRITTEN, st->rewritten);
 		}
 		if (live)
 			tc->bytes_after += sv.stored_bytes;
 	}
+	if (st->rewritten != rewritten_before)
+		pgstat_progress_update_param(CX_PROGRESS_VALUES_REWRITTEN, st->rewritten);
 	return heap_form_tuple(newdesc, values, isnull);
 }
 
@@ -256,8 +255,9 @@ recompress_reform_cx(Relation NewHeap, Datum *values, bool *isnull, bool live,
 	TupleDesc	desc = RelationGetDescr(NewHeap);
 	HeapTuple	tuple = cx_encode_row(NewHeap, st->settings, values, isnull, NULL,
 									  HEAP_INSERT_NO_LOGICAL, NULL);
-	Datum	   *newvals = palloc(sizeof(Datum) * desc->natts);
-	bool	   *newnulls = palloc(sizeof(bool) * desc->natts);
+	/* the arrays of the pre-check, idle during the copy */
+	Datum	   *newvals = st->values;
+	bool	   *newnulls = st->isnull;
 
 	heap_deform_tuple(tuple, desc, newvals, newnulls);
 	for (int i = 0; i < desc->natts; i++)
@@ -356,8 +356,7 @@ recompress_leaf(Oid relid, TargetColumn *targets, int ntargets, int leafno,
 		cx_resolve_settings(rel, st.settings);
 		for (int i = 0; i < tupdesc->natts; i++)
 			if (st.byattno[i])
-				st.byattno[i]->target = st.settings[i].codec->id == CX_CODEC_NONE ?
-					CX_STORED_NONE : stored_method_of_codec(st.settings[i].codec);
+				st.byattno[i]->target = stored_method_of_codec(st.settings[i].codec);
 		st.force = req->codec != NULL && !req->level_isnull;
 		/* stored forms do not tell which dictionary a value has: rewrite */
 		for (int i = 0; i < tupdesc->natts; i++)

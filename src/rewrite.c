@@ -23,7 +23,6 @@
 #include "access/rewriteheap.h"
 #include "access/tableam.h"
 #include "access/xact.h"
-#include "catalog/catalog.h"
 #include "commands/progress.h"
 #include "executor/tuptable.h"
 #include "miscadmin.h"
@@ -44,7 +43,7 @@
 static HeapTuple
 stored_tuple(TupleTableSlot *slot, Buffer *buf)
 {
-	TupleTableSlot *bslot = TTS_IS_COMPRESSX(slot) ? cx_slot_valid_child(slot) : slot;
+	TupleTableSlot *bslot = cx_slot_stored(slot);
 
 	Assert(bslot && TTS_IS_BUFFERTUPLE(bslot));
 	*buf = ((BufferHeapTupleTableSlot *) bslot)->buffer;

@@ -157,18 +157,20 @@ cx_settings_init(void)
 	CacheRegisterRelcacheCallback(settings_invalidate, (Datum) 0);
 }
 
-static Oid
-settings_table_oid(void)
+Oid
+cx_extension_table_oid(const char *name)
 {
 	Oid			nsp = get_namespace_oid("compressx", true);
 
-	if (!OidIsValid(nsp))
-		return InvalidOid;
-	return get_relname_relid("column_settings", nsp);
+	return OidIsValid(nsp) ? get_relname_relid(name, nsp) : InvalidOid;
 }
 
-Oid
-cx_settings_relid(Relation rel)
+/*
+ * The relation whose settings apply to rel: rel itself, or for the transient
+ * heap of a table rewrite ("pg_temp_<oid>"), the original table.
+ */
+static Oid
+settings_relid(Relation rel)
 {
 	const char *name = RelationGetRelationName(rel);
 	unsigned int oid;
@@ -186,7 +188,7 @@ load_settings(Oid relid)
 {
 	SettingsEntry *entry;
 	bool		found;
-	Oid			tableoid = settings_table_oid();
+	Oid			tableoid = cx_extension_table_oid("column_settings");
 	List	   *rows = NIL;
 
 	if (settings_cache == NULL)
@@ -260,7 +262,7 @@ void
 cx_resolve_settings(Relation rel, CxColumnSetting *out)
 {
 	TupleDesc	desc = RelationGetDescr(rel);
-	Oid			relid = cx_settings_relid(rel);
+	Oid			relid = settings_relid(rel);
 	SettingsEntry *entry = NULL;
 	const CxCodec *defcodec = cx_codec_by_id(cx_default_codec);
 
@@ -308,7 +310,7 @@ int32
 cx_settings_exec(const char *sql, int nargs, Oid *types, Datum *values, const char *nulls)
 {
 	int32		result = 0;
-	Oid			tableoid = settings_table_oid();
+	Oid			tableoid = cx_extension_table_oid("column_settings");
 	Oid			save_userid;
 	int			save_sec_context;
 	int			save_nestlevel;

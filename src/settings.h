@@ -29,11 +29,8 @@ extern int	cx_min_size;
 extern int	cx_inline_max;
 extern const struct config_enum_entry cx_codec_options[];
 
-/*
- * The relation whose settings apply to rel: rel itself, or for the transient
- * heap of a table rewrite ("pg_temp_<oid>"), the original table.
- */
-extern Oid	cx_settings_relid(Relation rel);
+/* The table compressx.<name> of the extension, or InvalidOid. */
+extern Oid	cx_extension_table_oid(const char *name);
 
 /*
  * Fill out[0..natts-1] with the settings of every attribute of rel, GUC

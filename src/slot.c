@@ -68,7 +68,6 @@ typedef struct CxTupleTableSlot
 	HeapTuple	header;			/* header-only copy of the stored row ... */
 	bool		has_header;		/* ... valid (after an insert or update) */
 	MemoryContext decode_cxt;	/* decoded values of the child's tuple */
-	bool		decoded_any;	/* decode_cxt holds something */
 	struct CxLazyValue *lazy;	/* per attribute: its placeholder, reused */
 } CxTupleTableSlot;
 
@@ -81,7 +80,6 @@ typedef struct CxLazyValue
 	const char *attname;
 	bool		flattened;		/* flattened once already */
 	struct varlena *decoded;	/* kept from the second flattening on */
-	bool	   *dirty;			/* set when eoh_context gets an allocation */
 } CxLazyValue;
 
 static Size
@@ -116,7 +114,6 @@ lazy_flatten_into(ExpandedObjectHeader *eohptr, void *result, Size allocated_siz
 
 		lv->decoded = cx_decode(lv->stored, lv->relid, lv->attname);
 		MemoryContextSwitchTo(oldcxt);
-		*lv->dirty = true;
 	}
 	memcpy(result, lv->decoded, allocated_size);
 }
@@ -149,14 +146,12 @@ lazy_allowed(CxTupleTableSlot *cslot, int i)
 	return cslot->lazy_ok[i] == 'y';
 }
 
+/* (MemoryContextReset does nothing to a context untouched since its last.) */
 static void
 cx_reset_decoded(CxTupleTableSlot *cslot)
 {
-	if (cslot->decoded_any)
-	{
+	if (cslot->decode_cxt)
 		MemoryContextReset(cslot->decode_cxt);
-		cslot->decoded_any = false;
-	}
 }
 
 /* Drop decoded values and the own tuple; leave the child to the caller. */
@@ -197,7 +192,6 @@ tts_cx_init(TupleTableSlot *slot)
 	cslot->header = NULL;
 	cslot->has_header = false;
 	cslot->decode_cxt = NULL;
-	cslot->decoded_any = false;
 	cslot->lazy = NULL;
 
 	if (desc != NULL && TTS_FIXED(slot))
@@ -246,14 +240,13 @@ tts_cx_clear(TupleTableSlot *slot)
  * a placeholder decoded on first use, or the decoded value.
  */
 static MemoryContext
-switch_to_decode_cxt(CxTupleTableSlot *cslot)
+get_decode_cxt(CxTupleTableSlot *cslot)
 {
 	if (cslot->decode_cxt == NULL)
 		cslot->decode_cxt = AllocSetContextCreate(cslot->base.tts_mcxt,
 												  "compressx slot values",
 												  ALLOCSET_DEFAULT_SIZES);
-	cslot->decoded_any = true;
-	return MemoryContextSwitchTo(cslot->decode_cxt);
+	return cslot->decode_cxt;
 }
 
 /*
@@ -264,13 +257,12 @@ static Datum
 init_placeholder(CxTupleTableSlot *cslot, CxLazyValue *lv,
 				 const struct varlena *stored, Oid relid, const char *attname)
 {
-	EOH_init_header(&lv->hdr, &lazy_methods, cslot->decode_cxt);
+	EOH_init_header(&lv->hdr, &lazy_methods, get_decode_cxt(cslot));
 	lv->stored = stored;
 	lv->relid = relid;
 	lv->attname = attname;
 	lv->flattened = false;
 	lv->decoded = NULL;
-	lv->dirty = &cslot->decoded_any;
 	return EOHPGetRODatum(&lv->hdr);
 }
 
@@ -307,29 +299,17 @@ present_own_value(CxTupleTableSlot *cslot, int i, Datum stored)
 	const char *attname = NameStr(TupleDescAttr(slot->tts_tupleDescriptor, i)->attname);
 	MemoryContext oldcxt;
 	Datum		value;
-	CxLazyValue *lv;
 
 	if (lazy_allowed(cslot, i))
 	{
-		if (cslot->decode_cxt == NULL)
-			cslot->decode_cxt = AllocSetContextCreate(slot->tts_mcxt,
-													  "compressx slot values",
-													  ALLOCSET_DEFAULT_SIZES);
 		if (cslot->lazy == NULL)
-			cslot->lazy = MemoryContextAllocZero(slot->tts_mcxt, sizeof(CxLazyValue) *
-												 Max(slot->tts_tupleDescriptor->natts, 1));
-		lv = &cslot->lazy[i];
-		if (lv->dirty == NULL)
-			return init_placeholder(cslot, lv, (const struct varlena *) DatumGetPointer(stored),
-									slot->tts_tableOid, attname);
-		/* the header stays as it was set up: only the value changes */
-		lv->stored = (const struct varlena *) DatumGetPointer(stored);
-		lv->relid = slot->tts_tableOid;
-		lv->flattened = false;
-		lv->decoded = NULL;
-		return EOHPGetRODatum(&lv->hdr);
+			cslot->lazy = MemoryContextAlloc(slot->tts_mcxt, sizeof(CxLazyValue) *
+											 Max(slot->tts_tupleDescriptor->natts, 1));
+		return init_placeholder(cslot, &cslot->lazy[i],
+								(const struct varlena *) DatumGetPointer(stored),
+								slot->tts_tableOid, attname);
 	}
-	oldcxt = switch_to_decode_cxt(cslot);
+	oldcxt = MemoryContextSwitchTo(get_decode_cxt(cslot));
 	value = PointerGetDatum(cx_decode((struct varlena *) DatumGetPointer(stored),
 									  slot->tts_tableOid, attname));
 	MemoryContextSwitchTo(oldcxt);
@@ -483,7 +463,7 @@ materialize_values(CxTupleTableSlot *cslot)
 {
 	TupleTableSlot *slot = &cslot->base;
 	TupleDesc	desc = slot->tts_tupleDescriptor;
-	MemoryContext oldcxt = switch_to_decode_cxt(cslot);
+	MemoryContext oldcxt = MemoryContextSwitchTo(get_decode_cxt(cslot));
 
 	for (int i = 0; i < desc->natts; i++)
 	{

@@ -34,4 +34,11 @@ extern const struct varlena *cx_placeholder_stored(Datum value);
 /* The child slot when it holds the presented tuple, else NULL. */
 extern TupleTableSlot *cx_slot_valid_child(TupleTableSlot *slot);
 
+/* The slot holding slot's stored forms: a compressx slot's child, or slot. */
+static inline TupleTableSlot *
+cx_slot_stored(TupleTableSlot *slot)
+{
+	return TTS_IS_COMPRESSX(slot) ? cx_slot_valid_child(slot) : slot;
+}
+
 #endif							/* COMPRESSX_SLOT_H */

@@ -22,20 +22,16 @@
 #include "access/table.h"
 #include "access/tableam.h"
 #include "access/xact.h"
-#include "catalog/pg_class.h"
-#include "catalog/pg_inherits.h"
 #include "executor/tuptable.h"
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
-#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/resowner.h"
 #include "utils/snapmgr.h"
 
-#include "am.h"
 #include "format.h"
 #include "inspect.h"
 #include "slot.h"
@@ -44,7 +40,8 @@ PG_FUNCTION_INFO_V1(compressx_verify);
 
 /*
  * Decode one stored value completely; on failure return the error message
- * (palloc'd in the caller's context), else NULL.
+ * (palloc'd in the caller's context), else NULL.  Inline uncompressed
+ * values have nothing to decode: no subtransaction for them.
  */
 static char *
 check_value(Relation rel, const char *attname, struct varlena *stored)
@@ -53,6 +50,8 @@ check_value(Relation rel, const char *attname, struct varlena *stored)
 	ResourceOwner oldowner = CurrentResourceOwner;
 	char	   *problem = NULL;
 
+	if (!VARATT_IS_EXTERNAL(stored) && !VARATT_IS_COMPRESSED(stored))
+		return NULL;
 	BeginInternalSubTransaction(NULL);
 	MemoryContextSwitchTo(oldcxt);
 	PG_TRY();
@@ -63,9 +62,7 @@ check_value(Relation rel, const char *attname, struct varlena *stored)
 		MemoryContextSwitchTo(tmp);
 		if (cx_is_own_datum(stored))
 			(void) cx_decode(stored, RelationGetRelid(rel), attname);
-		else if (VARATT_IS_EXTENDED(stored) && !VARATT_IS_SHORT(stored))
-			(void) detoast_attr(stored);
-		else if (VARATT_IS_EXTERNAL(stored))
+		else
 			(void) detoast_attr(stored);
 		MemoryContextSwitchTo(oldcxt);
 		MemoryContextDelete(tmp);
@@ -104,7 +101,7 @@ verify_leaf(Relation rel, ReturnSetInfo *rsinfo, int64 *rows)
 	while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
 	{
 		/* stored forms: a compressx slot's child, or heap's own slot */
-		TupleTableSlot *stored = TTS_IS_COMPRESSX(slot) ? cx_slot_valid_child(slot) : slot;
+		TupleTableSlot *stored = cx_slot_stored(slot);
 		MemoryContext oldcxt;
 
 		CHECK_FOR_INTERRUPTS();

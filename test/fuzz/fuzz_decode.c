@@ -98,7 +98,7 @@ run_target(int target, const uint8_t *data, size_t size)
 				if (!cx_codec_plausible_rawlen(codec, (const char *) data + 5, size - 5, rawlen))
 					return;
 				dst = palloc(rawlen);
-				(void) cx_codec_decompress(codec, (const char *) data + 5, size - 5, dst, rawlen);
+				(void) cx_codec_decompress(codec, NULL, (const char *) data + 5, size - 5, dst, rawlen);
 				break;
 			}
 	}
@@ -152,7 +152,7 @@ main(int argc, char **argv)
 	for (int id = 0; id < CX_CODEC_COUNT; id++)
 	{
 		const CxCodec *codec = cx_codec_by_id(id);
-		int32		n = cx_codec_compress(codec, codec->default_level, text, rawlen,
+		int32		n = cx_codec_compress(codec, codec->default_level, NULL, text, rawlen,
 										  out, sizeof(out));
 		char		name[64];
 
