@@ -274,3 +274,33 @@ DROP FUNCTION toast_values(regclass);
 DROP FUNCTION remember();
 -- settings of dropped tables are gone
 SELECT count(*) FROM compressx.column_settings;
+
+-- the defaults of columns without a setting follow the GUCs
+CREATE TABLE guc (id integer, body text) USING compressx;
+SET compressx.default_codec = lz4;
+SET compressx.default_level = 9;
+SET compressx.min_size = 1000;
+SELECT column_name, codec, level, min_size, explicit FROM compressx.column_codec_settings('guc');
+INSERT INTO guc VALUES (1, repeat('below min_size ', 50)), (2, repeat('above min_size ', 100));
+SELECT id, pg_column_compression(body) AS method FROM guc ORDER BY id;
+-- a default level the codec does not take falls back to the codec's default
+SET compressx.default_level = 19;
+SELECT codec, level FROM compressx.column_codec_settings('guc');
+SET compressx.default_codec = zstd;
+SELECT codec, level FROM compressx.column_codec_settings('guc');
+SET compressx.default_codec = pglz;
+SELECT codec, level FROM compressx.column_codec_settings('guc');
+RESET compressx.default_codec;
+RESET compressx.default_level;
+RESET compressx.min_size;
+DROP TABLE guc;
+
+-- on a partitioned table, settings go to the table and its partitions
+CREATE TABLE parted (id integer, body text) PARTITION BY RANGE (id);
+CREATE TABLE parted_1 PARTITION OF parted FOR VALUES FROM (0) TO (100) USING compressx;
+CREATE TABLE parted_2 PARTITION OF parted FOR VALUES FROM (100) TO (200) USING compressx;
+SELECT compressx.set_column_codec('parted', 'body', 'lz4', 5);
+SELECT relid, codec, level FROM compressx.column_settings WHERE relid::text LIKE 'parted%' ORDER BY 1;
+SELECT compressx.reset_column_codec('parted', 'body');
+SELECT count(*) FROM compressx.column_settings WHERE relid::text LIKE 'parted%';
+DROP TABLE parted;

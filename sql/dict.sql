@@ -119,6 +119,19 @@ INSERT INTO dj2 VALUES (1, repeat('x', 200));
 INSERT INTO dj2 VALUES (2, repeat('y', 200));
 SELECT length(doc) FROM dj2 WHERE id IN (1, 2) AND doc IN (repeat('x', 200), repeat('y', 200));
 
+-- a damaged dictionary (zstd's magic number, then nothing it can parse) is
+-- reported as such
+CREATE TABLE dj3 (id integer, doc text) USING compressx;
+INSERT INTO dj3 SELECT id, doc FROM dj_copy;
+SELECT compressx.train_dictionary('dj3', 'doc', 4096) AS d4 \gset
+INSERT INTO dj3 SELECT id + 10000, doc FROM dj_copy WHERE id <= 5;
+UPDATE compressx.dictionaries SET dict = '\x37a430ec00000000ffff'::bytea WHERE dict_id = :d4;
+\c
+\set VERBOSITY terse
+SELECT length(doc) FROM dj3 WHERE id = 10001;
+\set VERBOSITY default
+DROP TABLE dj3;
+
 -- dictionaries go with their table
 SELECT count(*) > 0 AS has_dictionaries FROM compressx.dictionaries WHERE relid = 'dj'::regclass;
 DROP TABLE dj, dj2, dj_empty, dj_copy, dj_parted CASCADE;

@@ -90,17 +90,20 @@ is($state->('vf'), $before, 'recompress_table: second run, data identical');
 is($node->safe_psql('postgres', q{SELECT methods::text FROM compressx.column_stats('vf') WHERE column_name = 'body'}),
     '{"zstd": 4000}', 'recompress_table: second run re-encoded');
 
-# --- ALTER TABLE .. SET ACCESS METHOD, both ways (no delay hook: the crash
-# comes while the ALTER has run for 300 ms; if it committed just before,
-# the new state must be complete instead)
+# --- ALTER TABLE .. SET ACCESS METHOD, both ways.  Core runs this rewrite,
+# so the delay hook does not apply: the same ALTER also rewrites column
+# extra through a function that sleeps a little per row and returns its
+# argument, so the crash always comes in the middle of the rewrite.
 $node->safe_psql('postgres', q{
     CREATE TABLE sam (id integer PRIMARY KEY, body text, extra text);
     SELECT fill('sam', 30000);
+    CREATE FUNCTION slow_same(t text) RETURNS text LANGUAGE plpgsql AS
+        $$ BEGIN PERFORM pg_sleep(0.0002); RETURN t; END $$;
 });
 $before = $state->('sam');
 foreach my $target ('compressx', 'heap')
 {
-    crash_during("ALTER TABLE sam SET ACCESS METHOD $target;",
+    crash_during("ALTER TABLE sam SET ACCESS METHOD $target, ALTER COLUMN extra TYPE text USING slow_same(extra);",
         q{SELECT count(*) > 0 FROM pg_stat_activity WHERE query LIKE 'ALTER TABLE sam%' AND state = 'active'
           AND now() - query_start > interval '300 ms'}, "SET ACCESS METHOD $target");
     my $after = $am->('sam');
