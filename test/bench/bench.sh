@@ -266,7 +266,6 @@ SELECT dataset, label, value_ratio, table_mb, copy_ms, read_ms, copy_x, read_x F
 \o
 SQL
 cp "$work/results.md" "$work/results.csv" "$out/"
-sed -i 's/^(\([0-9]*\) rows)$//' "$out/results.csv"
 echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB, $(uname -r), $(date -u +%F)" >> "$out/results.md"
 
 # charts

@@ -22,7 +22,6 @@
 #include "fuzz_stubs.h"
 
 sigjmp_buf fuzz_jmp;
-int			fuzz_errors = 0;
 const char *fuzz_external_body = NULL;
 size_t		fuzz_external_len = 0;
 
@@ -123,7 +122,6 @@ errstart_cold(int elevel, const char *domain)
 void
 errfinish(const char *filename, int lineno, const char *funcname)
 {
-	fuzz_errors++;
 	siglongjmp(fuzz_jmp, 1);
 }
 

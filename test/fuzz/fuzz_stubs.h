@@ -2,7 +2,6 @@
 #define FUZZ_STUBS_H
 #include <setjmp.h>
 extern sigjmp_buf fuzz_jmp;
-extern int	fuzz_errors;
 extern const char *fuzz_external_body;
 extern size_t fuzz_external_len;
 extern void fuzz_arena_reset(void);
