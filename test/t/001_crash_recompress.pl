@@ -6,6 +6,9 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use CxTest;
 
 my $node = PostgreSQL::Test::Cluster->new('crash');
 $node->init;
@@ -21,9 +24,7 @@ $node->safe_psql('postgres', q{
     CREATE INDEX docs_small ON docs (small);
 });
 
-my $state_sql = q{
-    SELECT count(*) || '/' || md5(string_agg(id || small || body, ',' ORDER BY id))
-    FROM docs};
+my $state_sql = cx_state_sql('docs');
 my $methods_sql = q{
     SELECT string_agg(m || '=' || n, ',' ORDER BY m)
     FROM (SELECT pg_column_compression(body) m, count(*) n FROM docs GROUP BY 1) x};

@@ -6,6 +6,9 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use CxTest;
 
 my $node = PostgreSQL::Test::Cluster->new('dump');
 $node->init;
@@ -28,14 +31,9 @@ $node->safe_psql('postgres', q{
     SELECT compressx.set_column_codec('docs', 'remark', 'pglz');
     VACUUM FULL docs;
     CREATE INDEX docs_body ON docs (md5(body));
-    -- small JSON values compressed with a dictionary
-    CREATE TABLE jd (id integer PRIMARY KEY, doc text) USING compressx;
-    INSERT INTO jd SELECT i, json_build_object('id', i, 'kind', 'kind ' || i % 7,
-                                               'note', 'restored with its dictionary, row ' || i)::text
-    FROM generate_series(1, 2000) i;
-    SELECT compressx.train_dictionary('jd', 'doc', 2048);
-    VACUUM FULL jd;
 });
+# small JSON values compressed with a dictionary
+$node->safe_psql('postgres', cx_dict_table_sql('jd'));
 
 my $settings_sql = q{
     SELECT string_agg(s.relid::text || '.' || s.attname || '=' || s.codec || '/' ||
@@ -44,8 +42,7 @@ my $settings_sql = q{
                       (s.attnum = a.attnum)::text, ',' ORDER BY s.attname)
     FROM compressx.column_settings s
     JOIN pg_attribute a ON a.attrelid = s.relid AND a.attname = s.attname};
-my $data_sql = q{SELECT count(*) || '/' || md5(string_agg(d::text, ',' ORDER BY id)) FROM docs d
-                 UNION ALL SELECT count(*) || '/' || md5(string_agg(j::text, ',' ORDER BY id)) FROM jd j};
+my $data_sql = cx_state_sql('docs') . ' UNION ALL ' . cx_state_sql('jd');
 my $dict_sql = q{SELECT string_agg(dict_id || ':' || relid::text || '.' || attname || ':' || md5(dict), ',' ORDER BY dict_id)
                  FROM compressx.dictionaries};
 my $am_sql = q{SELECT amname FROM pg_class c JOIN pg_am a ON a.oid = c.relam WHERE relname = 'docs'};

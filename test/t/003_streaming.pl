@@ -8,6 +8,9 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use CxTest;
 
 my $primary = PostgreSQL::Test::Cluster->new('primary');
 $primary->init(allows_streaming => 1);
@@ -29,7 +32,7 @@ my $standby = PostgreSQL::Test::Cluster->new('standby');
 $standby->init_from_backup($primary, 'base', has_streaming => 1);
 $standby->start;
 
-my $state = q{SELECT count(*) || '/' || md5(string_agg(d::text, ',' ORDER BY id)) FROM docs d};
+my $state = cx_state_sql('docs');
 my $mix = q{SELECT string_agg(column_name || ':' || methods::text, ' ' ORDER BY column_name)
             FROM compressx.column_stats('docs')};
 
@@ -49,15 +52,8 @@ is($standby->safe_psql('postgres', $state), $primary->safe_psql('postgres', $sta
 like($standby->safe_psql('postgres', $mix), qr/body:\{"zstd": \d+\}/, 'standby sees zstd values');
 
 # a dictionary trained after the base backup reaches the standby with its values
-$primary->safe_psql('postgres', q{
-    CREATE TABLE small (id integer PRIMARY KEY, doc text) USING compressx;
-    INSERT INTO small SELECT i, json_build_object('id', i, 'kind', 'kind ' || i % 9,
-                                                  'note', 'replicated with a dictionary, row ' || i)::text
-    FROM generate_series(1, 2000) i;
-    SELECT compressx.train_dictionary('small', 'doc', 2048);
-    VACUUM FULL small;
-});
-my $small = q{SELECT count(*) || '/' || md5(string_agg(doc, ',' ORDER BY id)) FROM small};
+$primary->safe_psql('postgres', cx_dict_table_sql('small'));
+my $small = cx_state_sql('small');
 $primary->wait_for_catchup($standby);
 is($standby->safe_psql('postgres', $small), $primary->safe_psql('postgres', $small),
     'standby reads values compressed with a dictionary');

@@ -28,11 +28,7 @@ $node->safe_psql('postgres', q{
     END $$;
 });
 
-my $state = sub {
-    my ($t) = @_;
-    return $node->safe_psql('postgres',
-        "SELECT count(*) || '/' || md5(string_agg(id || ':' || body || ':' || coalesce(extra, ''), ',' ORDER BY id)) FROM $t");
-};
+my $state = sub { return $node->safe_psql('postgres', cx_state_sql($_[0])); };
 my $am = sub {
     my ($t) = @_;
     return $node->safe_psql('postgres',

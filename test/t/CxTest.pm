@@ -5,7 +5,7 @@ use warnings;
 use Exporter 'import';
 use Test::More;
 
-our @EXPORT = qw(cx_install_helpers cx_toast_referenced_ok);
+our @EXPORT = qw(cx_install_helpers cx_toast_referenced_ok cx_state_sql cx_dict_table_sql);
 
 # Create the extension and toast_values(rel): distinct values in the
 # table's TOAST relation.
@@ -34,6 +34,29 @@ sub cx_toast_referenced_ok
 	is($node->safe_psql('postgres',
 		"SELECT (SELECT coalesce(sum(external_values), 0) FROM compressx.column_stats('$table')) = toast_values('$table')"),
 		't', "$label: every TOAST value is referenced");
+}
+
+# SQL giving a table's state as "rows/md5 of every row in id order", to
+# compare before and after (or primary and standby).
+sub cx_state_sql
+{
+	my ($table) = @_;
+	return "SELECT count(*) || '/' || md5(string_agg(t::text, ',' ORDER BY id)) FROM $table t";
+}
+
+# SQL making a compressx table of 2000 small JSON documents (id, doc) whose
+# values are compressed with a 2 kB dictionary trained on them.
+sub cx_dict_table_sql
+{
+	my ($table) = @_;
+	return qq{
+	    CREATE TABLE $table (id integer PRIMARY KEY, doc text) USING compressx;
+	    INSERT INTO $table SELECT i, json_build_object('id', i, 'kind', 'kind ' || i % 7,
+	                                                   'note', 'small document with a dictionary, row ' || i)::text
+	    FROM generate_series(1, 2000) i;
+	    SELECT compressx.train_dictionary('$table', 'doc', 2048);
+	    VACUUM FULL $table;
+	};
 }
 
 1;
