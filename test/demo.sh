@@ -17,6 +17,7 @@ trap 'cx_stop_cluster "$work"; rm -rf "$work"' EXIT
 
 cx_as_user psql -X -q -v ON_ERROR_STOP=1 -d postgres -v docdir="$docdir" <<'SQL'
 \pset footer off
+\set stats 'SELECT column_name, "values", raw_bytes, stored_bytes, ratio, methods, external_values FROM compressx.column_stats(''docs'');'
 SET default_toast_compression = pglz;
 CREATE EXTENSION compressx;
 CREATE TABLE docs (name text PRIMARY KEY, body text);
@@ -34,8 +35,7 @@ FROM docs;
 
 \echo
 \echo '== per-column ratios and method mix, before'
-SELECT column_name, "values", raw_bytes, stored_bytes, ratio, methods, external_values
-FROM compressx.column_stats('docs');
+:stats
 
 \echo
 \echo '== what each codec makes of the same values (compressx.compress(), per value)'
@@ -62,8 +62,7 @@ SELECT * FROM rc;
 
 \echo
 \echo '== per-column ratios and method mix, after recompress_table(docs, lz4)'
-SELECT column_name, "values", raw_bytes, stored_bytes, ratio, methods, external_values
-FROM compressx.column_stats('docs');
+:stats
 
 \echo
 \echo '== compressx.table_ratios'
@@ -81,8 +80,7 @@ SELECT column_name, ratio, methods FROM compressx.column_stats('docs');
 \echo '== the compressx access method: ALTER TABLE docs SET ACCESS METHOD compressx (zstd by default)'
 SELECT pg_size_pretty(pg_total_relation_size('docs')) AS size_as_heap_pglz \gset
 ALTER TABLE docs SET ACCESS METHOD compressx;
-SELECT column_name, "values", raw_bytes, stored_bytes, ratio, methods, external_values
-FROM compressx.column_stats('docs');
+:stats
 SELECT :'size_as_heap_pglz' AS size_as_heap_pglz,
        pg_size_pretty(pg_total_relation_size('docs')) AS size_as_compressx_zstd;
 \echo
