@@ -93,6 +93,72 @@ EOF
     apt_ready=1
 }
 
+# headers_only NN: when no source of NN downloads, install the server
+# headers and PGXS files of Debian's binary packages postgresql-server-dev-NN
+# and postgresql-client-NN (trixie or sid, through an apt configuration of
+# its own in the cache: the system's package lists and status are never
+# touched) into $cache/pgNN, with a pg_config script in place of Debian's
+# binary (built for a newer glibc, it does not run on bookworm).  Enough to
+# compile against, not to run.  Returns 0 when installed, 2 when no suite
+# serves NN, 1 on failure.  Runs inside build's subshell, lock held.
+headers_only() {
+    local v=$1 apt=$cache/apt-bin prefix=$cache/pg$v marker=$cache/pg$v/.compressx-compile-build
+    local stage=$cache/stage.pg$v deb got ver
+    local opts=(-o Dir::Etc::SourceList="$apt/sources.list" -o Dir::Etc::SourceParts=/dev/null
+                -o Dir::State::Lists="$apt/lists" -o Dir::Cache="$apt/cache" -o Dir::State::status=/dev/null
+                -o APT::Sandbox::User=root)
+    as_root mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial" "$apt/dl"
+    printf 'deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian %s main\n' \
+        trixie sid | as_root tee "$apt/sources.list" >/dev/null
+    log "pg$v: falling back to the headers of Debian's binary packages"
+    as_root apt-get "${opts[@]}" update -q >"$apt/update.log" 2>&1 ||
+        { tail -n 5 "$apt/update.log" >&2; log "pg$v: apt-get update (binary index) failed"; return 1; }
+    got=$(apt-cache "${opts[@]}" show "postgresql-server-dev-$v" 2>/dev/null | sed -n 's/^Version: //p' |
+          sort -ruV | sed -n 1p)
+    [ -n "$got" ] || { log "pg$v: no Debian suite reachable here serves postgresql-server-dev-$v"; return 2; }
+    ver=${got%%-*}
+    as_root rm -rf "$apt/dl" "$stage"
+    as_root mkdir -p "$apt/dl"
+    (cd "$apt/dl" && as_root apt-get "${opts[@]}" download "postgresql-server-dev-$v=$got" \
+        "postgresql-client-$v=$got") >"$apt/download.log" 2>&1 ||
+        { tail -n 5 "$apt/download.log" >&2; log "pg$v: apt-get download failed"; return 1; }
+    mkdir -p "$stage"
+    for deb in "$apt/dl"/*.deb; do dpkg-deb -x "$deb" "$stage" || return 1; done
+    rm -rf "$prefix"
+    mkdir -p "$prefix/bin" "$prefix/lib" "$prefix/share"
+    mv "$stage/usr/include/postgresql" "$prefix/include" || return 1    # Debian's layout: include/NN/server
+    mv "$stage/usr/lib/postgresql/$v/lib/pgxs" "$prefix/lib/pgxs" || return 1
+    rm -rf "$stage"
+    # Built against glibc 2.38, which declares strlcpy and strlcat;
+    # bookworm's 2.36 does not, so port.h must declare them.
+    sed -i -E -e 's/^#define HAVE_DECL_(STRLCPY|STRLCAT) 1$/#define HAVE_DECL_\1 0/' \
+        -e '/^#define HAVE_(STRLCPY|STRLCAT) 1$/d' "$prefix/include/$v/server/pg_config.h"
+    # PGXS asks pg_config for directories only (Makefile.global, PGXS part)
+    {
+        echo '#!/bin/sh'
+        echo "# compressx compile check: headers of postgresql-server-dev-$v $got, no server"
+        echo "p=$prefix"
+        echo 'case "$1" in'
+        echo "  --version) echo 'PostgreSQL $ver (headers only, Debian postgresql-server-dev-$v $got)' ;;"
+        echo '  --pgxs) echo "$p/lib/pgxs/src/makefiles/pgxs.mk" ;;'
+        echo "  --includedir-server) echo \"\$p/include/$v/server\" ;;"
+        echo '  --includedir|--pkgincludedir) echo "$p/include" ;;'
+        echo '  --bindir) echo "$p/bin" ;;'
+        echo '  --libdir|--pkglibdir) echo "$p/lib" ;;'
+        echo '  --sharedir|--sysconfdir|--mandir|--docdir|--localedir) echo "$p/share" ;;'
+        echo '  *) echo "pg_config (compressx compile check): $1 is not known here" >&2; exit 1 ;;'
+        echo 'esac'
+    } >"$prefix/bin/pg_config"
+    chmod 755 "$prefix/bin/pg_config"
+    {
+        key_of "$v"
+        echo "installed: headers of postgresql-server-dev-$v $got, no server, $(date -u +%FT%TZ)"
+    } >"$marker.tmp"
+    mv "$marker.tmp" "$marker"
+    cached_ok "$v" || { log "pg$v: header installation in $prefix is incomplete"; return 1; }
+    log "pg$v: compiling against the headers of postgresql-server-dev-$v $got ($prefix)"
+}
+
 # build NN: make sure $cache/pgNN is complete, building it if not.  Returns
 # 0 when it is, 2 when Debian serves no source for NN, 1 on failure.
 # Runs in a subshell (its own cd, traps and lock).
@@ -114,16 +180,23 @@ build() (
     ensure_apt || exit 1
     got=$(apt-cache showsrc "postgresql-$v" 2>/dev/null | sed -n 's/^Version: //p' | sort -ruV | sed -n 1p)
     if [ -z "$got" ]; then
-        log "pg$v: no Debian suite reachable here serves postgresql-$v"
-        exit 2
+        log "pg$v: no Debian suite reachable here serves the source of postgresql-$v"
+        headers_only "$v"
+        exit
     fi
     t0=$(date +%s)
     log "pg$v: building postgresql-$v $got into $prefix (about 3 minutes on 2 cores; logs in $logs)"
     rm -rf "$build" "$logs"
     mkdir -p "$build/dl" "$logs"
     chmod 755 "$build" "$build/dl"
-    (cd "$build/dl" && apt-get source -q --download-only "postgresql-$v=$got") >"$logs/source.log" 2>&1 ||
-        { tail -n 20 "$logs/source.log" >&2; log "pg$v: apt-get source failed"; exit 1; }
+    if ! (cd "$build/dl" && apt-get source -q --download-only "postgresql-$v=$got") >"$logs/source.log" 2>&1; then
+        # an index can name a source whose files are gone (trixie's 17)
+        tail -n 3 "$logs/source.log" >&2
+        log "pg$v: the source of postgresql-$v $got does not download"
+        rm -rf "$build"
+        headers_only "$v"
+        exit
+    fi
     dsc=$(ls "$build"/dl/postgresql-"$v"_*.dsc)
     dpkg-source -x --skip-patches "$dsc" "$build/src" >>"$logs/source.log" 2>&1 ||
         { tail -n 20 "$logs/source.log" >&2; log "pg$v: dpkg-source -x failed"; exit 1; }
@@ -196,7 +269,8 @@ for v in $versions; do
         src sql Makefile compressx.control | tar -C "$dir" -xf -
     version=$("$pg_config" --version)
     # -k: every file's errors, not just the first failing file's
-    if make -k -C "$dir" PG_CONFIG="$pg_config" COPT=-Werror >"$tmp/pg$v.log" 2>&1; then
+    # with_llvm=no: no bitcode (Debian's Makefile.global names a clang not installed)
+    if make -k -C "$dir" PG_CONFIG="$pg_config" COPT=-Werror with_llvm=no >"$tmp/pg$v.log" 2>&1; then
         passed=$((passed + 1)); echo "pg$v ($version): ok"
     else
         failed=$((failed + 1)); echo "pg$v ($version): FAILED"
