@@ -17,6 +17,7 @@
 
 #include "access/heapam.h"
 #include "access/tableam.h"
+#include "catalog/pg_am_d.h"
 #include "fmgr.h"
 #include "storage/bufmgr.h"
 
@@ -157,6 +158,18 @@ cx_scan_analyze_next_tuple(TableScanDesc scan, TransactionId OldestXmin,
 															  child));
 }
 
+/*
+ * The TOAST relation of a compressx table is a plain heap: it holds core's
+ * chunks and compressx's uncompressed out-of-line bodies, both read by
+ * core's detoasting code.  (Heap's own callback answers the table's access
+ * method, which would make it a compressx table whose chunks get encoded.)
+ */
+static Oid
+cx_relation_toast_am(Relation rel)
+{
+	return HEAP_TABLE_AM_OID;
+}
+
 Datum
 compressx_tableam_handler(PG_FUNCTION_ARGS)
 {
@@ -186,6 +199,7 @@ compressx_tableam_handler(PG_FUNCTION_ARGS)
 		cx_routine.index_build_range_scan = cx_index_build_range_scan;
 		cx_routine.index_validate_scan = cx_index_validate_scan;
 		cx_routine.relation_copy_for_cluster = cx_relation_copy_for_cluster;
+		cx_routine.relation_toast_am = cx_relation_toast_am;
 	}
 	PG_RETURN_POINTER(&cx_routine);
 }

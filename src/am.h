@@ -20,8 +20,16 @@ extern const TableAmRoutine *cx_heap;
 extern bool cx_is_compressx_relation(Relation rel);
 
 /* am_write.c */
+/*
+ * Encode a row for rel with settings.  oldtup: the stored row an UPDATE
+ * replaces (unchanged values are reused).  old_stored/old_nulls: in a
+ * rewrite, the stored values of the version being copied (out-of-line
+ * values keep being shared between versions).  created_refs collects the
+ * out-of-line values saved.
+ */
 extern HeapTuple cx_encode_row(Relation rel, const CxColumnSetting *settings,
 							   Datum *values, bool *isnull, HeapTuple oldtup,
+							   const Datum *old_stored, const bool *old_nulls,
 							   int options, List **created_refs);
 extern void cx_delete_refs(Relation rel, HeapTuple tuple, HeapTuple keep,
 						   bool is_speculative);

@@ -27,6 +27,8 @@
 #include "access/heapam.h"
 #include "access/heaptoast.h"
 #include "access/htup_details.h"
+#include "access/toast_compression.h"
+#include "catalog/pg_type.h"
 #include "executor/tuptable.h"
 #include "storage/bufmgr.h"
 #include "utils/snapmgr.h"
@@ -62,19 +64,60 @@ is_own_inline(struct varlena *v)
 	return cx_is_own_datum(v) && VARSIZE(v) > CX_REF_SIZE;
 }
 
-/* Replace the own inline value vals[i] by a reference to a TOAST copy. */
+/*
+ * Replace the own inline value vals[i] by a reference to a TOAST copy.  In a
+ * rewrite, old_stored[i] is the value the copied version had: when that was
+ * an own reference too, the copy reuses its TOAST value id, and versions of
+ * a row that shared one value share one copy again (see cx_externalize).
+ */
 static void
-move_out_of_line(Relation rel, Datum *vals, int i, int options, List **created_refs)
+move_out_of_line(Relation rel, Datum *vals, int i, const Datum *old_stored,
+				 const bool *old_nulls, int options, List **created_refs)
 {
+	const struct varlena *old_ref = NULL;
+
+	if (old_stored && !old_nulls[i] &&
+		cx_is_own_datum(DatumGetPointer(old_stored[i])) &&
+		VARSIZE(DatumGetPointer(old_stored[i])) == CX_REF_SIZE)
+		old_ref = (const struct varlena *) DatumGetPointer(old_stored[i]);
 	vals[i] = PointerGetDatum(cx_externalize(rel, (struct varlena *) DatumGetPointer(vals[i]),
-											 options & ~HEAP_INSERT_SPECULATIVE));
+											 old_ref, options & ~HEAP_INSERT_SPECULATIVE));
 	if (created_refs)
 		*created_refs = lappend(*created_refs, DatumGetPointer(vals[i]));
 }
 
+/*
+ * In a rewrite: whether the stored out-of-line value v, in core's format,
+ * is already what encoding it with s would store (pglz; lz4 at core's level;
+ * no compression), so the copy keeps its TOAST pointer and heap's toaster
+ * carries the value over once for all versions sharing it, as heap's own
+ * rewrite does.
+ */
+static bool
+keep_core_external(struct varlena *v, const CxColumnSetting *s)
+{
+	struct varatt_external ptr;
+
+	if (!VARATT_IS_EXTERNAL_ONDISK(v))
+		return false;
+	VARATT_EXTERNAL_GET_POINTER(ptr, v);
+	if (!VARATT_EXTERNAL_IS_COMPRESSED(ptr))
+		return s->codec->id == CX_CODEC_NONE;
+	switch (VARATT_EXTERNAL_GET_COMPRESS_METHOD(ptr))
+	{
+		case TOAST_PGLZ_COMPRESSION_ID:
+			return s->codec->id == CX_CODEC_PGLZ;
+		case TOAST_LZ4_COMPRESSION_ID:
+			return s->codec->id == CX_CODEC_LZ4 && s->level <= 1;
+		default:
+			return false;
+	}
+}
+
 HeapTuple
 cx_encode_row(Relation rel, const CxColumnSetting *settings,
-			  Datum *values, bool *isnull, HeapTuple oldtup, int options,
+			  Datum *values, bool *isnull, HeapTuple oldtup,
+			  const Datum *old_stored, const bool *old_nulls, int options,
 			  List **created_refs)
 {
 	TupleDesc	desc = RelationGetDescr(rel);
@@ -136,7 +179,22 @@ cx_encode_row(Relation rel, const CxColumnSetting *settings,
 			}
 		}
 
+		if (old_stored && keep_core_external(v, s))
+			continue;
+
 		plain = cx_plain_value(v, RelationGetRelid(rel), NameStr(att->attname));
+
+		/*
+		 * Storage PLAIN (oidvector, int2vector, ...): code reading such types
+		 * assumes their values are never compressed nor out of line.
+		 * EXTERNAL: never compressed, heap's toaster may move it out of line.
+		 */
+		if (att->attstorage == TYPSTORAGE_PLAIN ||
+			att->attstorage == TYPSTORAGE_EXTERNAL)
+		{
+			vals[i] = PointerGetDatum(plain);
+			continue;
+		}
 
 		if (oldtup && !oldnulls[i])
 		{
@@ -185,9 +243,12 @@ cx_encode_row(Relation rel, const CxColumnSetting *settings,
 		{
 			struct varlena *v = (struct varlena *) DatumGetPointer(vals[i]);
 
+			/* storage MAIN: out of line only when the row needs it (below) */
 			if (!nulls[i] && TupleDescAttr(desc, i)->attlen == -1 &&
+				TupleDescAttr(desc, i)->attstorage != TYPSTORAGE_MAIN &&
 				is_own_inline(v) && VARSIZE(v) > (Size) cx_inline_max)
-				move_out_of_line(rel, vals, i, options, created_refs);
+				move_out_of_line(rel, vals, i, old_stored, old_nulls, options,
+								 created_refs);
 		}
 
 		while (heap_compute_data_size(desc, vals, nulls) > maxDataLen)
@@ -210,7 +271,8 @@ cx_encode_row(Relation rel, const CxColumnSetting *settings,
 			}
 			if (biggest < 0)
 				break;
-			move_out_of_line(rel, vals, biggest, options, created_refs);
+			move_out_of_line(rel, vals, biggest, old_stored, old_nulls, options,
+							 created_refs);
 		}
 	}
 
@@ -255,24 +317,6 @@ cx_delete_refs(Relation rel, HeapTuple tuple, HeapTuple keep, bool is_speculativ
 }
 
 /*
- * A palloc'd copy of the stored tuple at tid (any visibility), or NULL.
- */
-static HeapTuple
-fetch_stored_tuple(Relation rel, ItemPointer tid)
-{
-	HeapTupleData tuple;
-	Buffer		buf = InvalidBuffer;
-	HeapTuple	copy = NULL;
-
-	tuple.t_self = *tid;
-	if (heap_fetch(rel, SnapshotAny, &tuple, &buf, true))
-		copy = heap_copytuple(&tuple);
-	if (BufferIsValid(buf))
-		ReleaseBuffer(buf);
-	return copy;
-}
-
-/*
  * Encoding works in one backend-wide context, emptied at the start and end
  * of every call (writes do not nest: nothing below them writes a compressx
  * table), instead of a context made and deleted for every row.
@@ -290,6 +334,24 @@ begin_encode(MemoryContext *cxt)
 	return MemoryContextSwitchTo(encode_cxt);
 }
 
+/*
+ * A palloc'd copy of the stored tuple at tid (any visibility), or NULL.
+ */
+static HeapTuple
+fetch_stored_tuple(Relation rel, ItemPointer tid)
+{
+	HeapTupleData tuple;
+	Buffer		buf = InvalidBuffer;
+	HeapTuple	copy = NULL;
+
+	tuple.t_self = *tid;
+	if (heap_fetch(rel, SnapshotAny, &tuple, &buf, true))
+		copy = heap_copytuple(&tuple);
+	if (BufferIsValid(buf))
+		ReleaseBuffer(buf);
+	return copy;
+}
+
 /* Encode the slot's row for rel, in the current memory context. */
 static HeapTuple
 encode_slot(Relation rel, TupleTableSlot *slot, HeapTuple oldtup, int options,
@@ -302,7 +364,7 @@ encode_slot(Relation rel, TupleTableSlot *slot, HeapTuple oldtup, int options,
 	cx_resolve_settings(rel, settings);
 	slot_getallattrs(slot);
 	tuple = cx_encode_row(rel, settings, slot->tts_values, slot->tts_isnull,
-						  oldtup, options, created_refs);
+						  oldtup, NULL, NULL, options, created_refs);
 	tuple->t_tableOid = RelationGetRelid(rel);
 	return tuple;
 }
@@ -345,13 +407,14 @@ cx_tuple_complete_speculative(Relation rel, TupleTableSlot *slot,
 		heap_finish_speculative(rel, &slot->tts_tid);
 	else
 	{
+		MemoryContext cxt;
+		MemoryContext oldcxt = begin_encode(&cxt);
 		HeapTuple	stored = fetch_stored_tuple(rel, &slot->tts_tid);
 
 		if (stored)
-		{
 			cx_delete_refs(rel, stored, NULL, true);
-			heap_freetuple(stored);
-		}
+		MemoryContextSwitchTo(oldcxt);
+		MemoryContextReset(cxt);
 		heap_abort_speculative(rel, &slot->tts_tid);
 	}
 }
@@ -373,7 +436,7 @@ cx_multi_insert(Relation rel, TupleTableSlot **slots, int nslots,
 
 		slot_getallattrs(slots[i]);
 		tuple = cx_encode_row(rel, settings, slots[i]->tts_values,
-							  slots[i]->tts_isnull, NULL, options, NULL);
+							  slots[i]->tts_isnull, NULL, NULL, NULL, options, NULL);
 		hslots[i] = MakeSingleTupleTableSlot(desc, &TTSOpsHeapTuple);
 		/* the slot owns the tuple: heap_multi_insert takes it without a copy */
 		ExecStoreHeapTuple(tuple, hslots[i], true);
@@ -404,13 +467,15 @@ cx_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
 								   tmfd, changingPart);
 	if (result == TM_Ok && OidIsValid(rel->rd_rel->reltoastrelid))
 	{
+		/* in the encode context: the executor's context lives per statement */
+		MemoryContext cxt;
+		MemoryContext oldcxt = begin_encode(&cxt);
 		HeapTuple	stored = fetch_stored_tuple(rel, tid);
 
 		if (stored)
-		{
 			cx_delete_refs(rel, stored, NULL, false);
-			heap_freetuple(stored);
-		}
+		MemoryContextSwitchTo(oldcxt);
+		MemoryContextReset(cxt);
 	}
 	return result;
 }
@@ -451,13 +516,17 @@ cx_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 	return result;
 }
 
-/* CLUSTER / VACUUM FULL: every value re-encoded to the current settings. */
+/*
+ * CLUSTER / VACUUM FULL: every value re-encoded to the current settings;
+ * versions that shared an out-of-line value share its new copy.
+ */
 static HeapTuple
-cluster_reform(Relation NewHeap, Datum *values, bool *isnull, bool live,
+cluster_reform(Relation NewHeap, Datum *values, bool *isnull,
+			   const Datum *stored, const bool *stored_nulls, bool live,
 			   void *arg)
 {
 	return cx_encode_row(NewHeap, (CxColumnSetting *) arg, values, isnull,
-						 NULL, HEAP_INSERT_NO_LOGICAL, NULL);
+						 NULL, stored, stored_nulls, HEAP_INSERT_NO_LOGICAL, NULL);
 }
 
 void
@@ -472,7 +541,8 @@ cx_relation_copy_for_cluster(Relation OldTable, Relation NewTable,
 	CxColumnSetting *settings = palloc(sizeof(CxColumnSetting) *
 									   Max(RelationGetDescr(NewTable)->natts, 1));
 
-	cx_resolve_settings(NewTable, settings);
+	/* the settings of the table being rebuilt, named by OID, not by name */
+	cx_resolve_settings_of(NewTable, RelationGetRelid(OldTable), settings);
 	cx_rewrite_copy(OldTable, NewTable, OldIndex, use_sort, OldestXmin,
 					*xid_cutoff, *multi_cutoff, cluster_reform, settings,
 					num_tuples, tups_vacuumed, tups_recently_dead);

@@ -325,7 +325,8 @@ cx_encode(const struct varlena *plain, const CxCodec *codec, int level,
 }
 
 struct varlena *
-cx_externalize(Relation rel, const struct varlena *own, int options)
+cx_externalize(Relation rel, const struct varlena *own,
+			   const struct varlena *old_ref, int options)
 {
 	int32		bodylen = VARSIZE(own) - VARHDRSZ_COMPRESSED;
 	struct varlena *body = palloc(VARHDRSZ + bodylen);
@@ -334,13 +335,24 @@ cx_externalize(Relation rel, const struct varlena *own, int options)
 	struct varlena *ref;
 	char	   *p;
 	uint32		len;
+	char		oldbuf[TOAST_POINTER_SIZE];
 
 	Assert(cx_is_own_datum(own));
 	SET_VARSIZE(body, VARHDRSZ + bodylen);
 	memcpy(VARDATA(body), (const char *) own + VARHDRSZ_COMPRESSED, bodylen);
 
-	/* An uncompressed value: toast_save_datum stores its bytes as they are. */
-	pointer = toast_save_datum(rel, PointerGetDatum(body), NULL, options);
+	/*
+	 * An uncompressed value: toast_save_datum stores its bytes as they are.
+	 * Given the old value's TOAST pointer during a rewrite into a new heap
+	 * whose rd_toastoid is the old TOAST relation, it keeps the old value id
+	 * and writes the bytes only once for all versions naming that id.  The
+	 * bytes are the same for each: the same plain value encoded with the
+	 * same settings.
+	 */
+	if (old_ref)
+		ref_to_pointer(old_ref, oldbuf);
+	pointer = toast_save_datum(rel, PointerGetDatum(body),
+							   old_ref ? (struct varlena *) oldbuf : NULL, options);
 	VARATT_EXTERNAL_GET_POINTER(toast_pointer, DatumGetPointer(pointer));
 
 	ref = palloc0(CX_REF_SIZE);

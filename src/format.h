@@ -100,9 +100,12 @@ extern struct varlena *cx_encode(const struct varlena *plain,
 
 /*
  * Move an inline own value out of line: save its body as an uncompressed
- * TOAST value of rel and return the 24-byte reference.
+ * TOAST value of rel and return the 24-byte reference.  old_ref (or NULL):
+ * in a rewrite, the reference the copied version had for the same value;
+ * versions sharing it share the new copy.
  */
 extern struct varlena *cx_externalize(Relation rel, const struct varlena *own,
+									  const struct varlena *old_ref,
 									  int options);
 
 /* Delete the TOAST value a reference points to (same transaction). */

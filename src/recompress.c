@@ -21,7 +21,8 @@
  *	  4. Create a transient heap (make_new_heap) and copy every tuple version
  *		 that is not dead, keeping xmin/xmax/ctid chains (rewriteheap), so a
  *		 snapshot taken before the rewrite reads the same rows after it.
- *	  5. Swap the relation files and rebuild every index (finish_heap_swap).
+ *	  5. Swap the relation files (the TOAST table's by content, as CLUSTER
+ *		 does) and rebuild every index (finish_heap_swap).
  *
  * Everything is transactional: a crash or error before commit leaves the
  * old files in place and the new ones are discarded.  No DML happens, so no
@@ -206,7 +207,8 @@ set_column_compression(Oid relid, TargetColumn *targets, int ntargets)
  * differs from the target.  Runs in a per-tuple memory context.
  */
 static HeapTuple
-recompress_reform(Relation NewHeap, Datum *values, bool *isnull, bool live,
+recompress_reform(Relation NewHeap, Datum *values, bool *isnull,
+				  const Datum *stored, const bool *stored_nulls, bool live,
 				  void *arg)
 {
 	LeafState  *st = (LeafState *) arg;
@@ -248,13 +250,15 @@ recompress_reform(Relation NewHeap, Datum *values, bool *isnull, bool live,
  * row is encoded to the (new) settings, as VACUUM FULL does.
  */
 static HeapTuple
-recompress_reform_cx(Relation NewHeap, Datum *values, bool *isnull, bool live,
+recompress_reform_cx(Relation NewHeap, Datum *values, bool *isnull,
+					 const Datum *stored, const bool *stored_nulls, bool live,
 					 void *arg)
 {
 	LeafState  *st = (LeafState *) arg;
 	TupleDesc	desc = RelationGetDescr(NewHeap);
 	HeapTuple	tuple = cx_encode_row(NewHeap, st->settings, values, isnull, NULL,
-									  HEAP_INSERT_NO_LOGICAL, NULL);
+									  stored, stored_nulls, HEAP_INSERT_NO_LOGICAL,
+									  NULL);
 	/* the arrays of the pre-check, idle during the copy */
 	Datum	   *newvals = st->values;
 	bool	   *newnulls = st->isnull;
@@ -300,6 +304,7 @@ recompress_leaf(Oid relid, TargetColumn *targets, int ntargets, int leafno,
 	double		tups_vacuumed = 0;
 	double		tups_recently_dead = 0;
 	char		relpersistence = rel->rd_rel->relpersistence;
+	bool		swap_toast_by_content;
 	HeapTuple	reltup;
 	Relation	relRelation;
 	Form_pg_class relform;
@@ -409,10 +414,23 @@ recompress_leaf(Oid relid, TargetColumn *targets, int ntargets, int leafno,
 		MultiXactIdPrecedes(MultiXactCutoff, rel->rd_rel->relminmxid))
 		MultiXactCutoff = rel->rd_rel->relminmxid;
 
+	/*
+	 * As CLUSTER does: TOAST pointers written into the new heap name the old
+	 * TOAST relation, which receives the new TOAST data when the files are
+	 * swapped by content; toast_save_datum then keeps the value ids of
+	 * values carried over, and writes a value shared by several versions of
+	 * a row once.
+	 */
+	swap_toast_by_content = OidIsValid(rel->rd_rel->reltoastrelid) &&
+		OidIsValid(NewHeap->rd_rel->reltoastrelid);
+	if (swap_toast_by_content)
+		NewHeap->rd_toastoid = rel->rd_rel->reltoastrelid;
+
 	cx_rewrite_copy(rel, NewHeap, NULL, false, OldestXmin, FreezeXid,
 					MultiXactCutoff,
 					is_cx ? recompress_reform_cx : recompress_reform, &st,
 					&num_tuples, &tups_vacuumed, &tups_recently_dead);
+	NewHeap->rd_toastoid = InvalidOid;
 
 	/* Record the new heap's size so the swap carries correct statistics. */
 	relRelation = table_open(RelationRelationId, RowExclusiveLock);
@@ -431,7 +449,7 @@ recompress_leaf(Oid relid, TargetColumn *targets, int ntargets, int leafno,
 	table_close(rel, NoLock);
 
 	/* Step 5: swap files (TOAST by links) and rebuild all indexes. */
-	finish_heap_swap(relid, OIDNewHeap, false, false, false, true,
+	finish_heap_swap(relid, OIDNewHeap, false, swap_toast_by_content, false, true,
 					 FreezeXid, MultiXactCutoff, relpersistence);
 
 	pgstat_progress_end_command();

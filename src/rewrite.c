@@ -93,10 +93,14 @@ keep_tuple(Relation rel, HeapTuple tuple, Buffer buf, TransactionId OldestXmin,
 	return keep;
 }
 
-/* Reform and write one tuple; header comes from old. */
+/*
+ * Reform and write one tuple; header comes from old.  stored: the stored
+ * tuple version old was read from, whose values the reform may reuse.
+ */
 static void
 write_tuple(RewriteState rwstate, Relation NewHeap, HeapTuple old,
-			Datum *values, bool *isnull, bool live, CxReformFn reform, void *arg)
+			HeapTuple stored, Datum *values, bool *isnull, Datum *svalues,
+			bool *snulls, bool live, CxReformFn reform, void *arg)
 {
 	TupleDesc	desc = RelationGetDescr(NewHeap);
 	HeapTuple	copied;
@@ -104,8 +108,31 @@ write_tuple(RewriteState rwstate, Relation NewHeap, HeapTuple old,
 	for (int i = 0; i < desc->natts; i++)
 		if (TupleDescAttr(desc, i)->attisdropped)
 			isnull[i] = true;
-	copied = reform(NewHeap, values, isnull, live, arg);
+	heap_deform_tuple(stored, desc, svalues, snulls);
+	copied = reform(NewHeap, values, isnull, svalues, snulls, live, arg);
 	rewrite_heap_tuple(rwstate, old, copied);
+}
+
+/*
+ * The stored version of a sorted (decoded) tuple, by its ctid: a palloc'd
+ * copy, in the current memory context.
+ */
+static HeapTuple
+refetch_stored(Relation rel, HeapTuple decoded)
+{
+	HeapTupleData tuple;
+	Buffer		buf = InvalidBuffer;
+	HeapTuple	copy;
+
+	tuple.t_self = decoded->t_self;
+	if (!heap_fetch(rel, SnapshotAny, &tuple, &buf, true))
+		elog(ERROR, "could not refetch tuple (%u,%u) of relation \"%s\"",
+			 ItemPointerGetBlockNumber(&decoded->t_self),
+			 ItemPointerGetOffsetNumber(&decoded->t_self),
+			 RelationGetRelationName(rel));
+	copy = heap_copytuple(&tuple);
+	ReleaseBuffer(buf);
+	return copy;
 }
 
 void
@@ -127,6 +154,8 @@ cx_rewrite_copy(Relation OldHeap, Relation NewHeap, Relation OldIndex,
 	uint64		scanned = 0;
 	Datum	   *values = palloc(sizeof(Datum) * Max(desc->natts, 1));
 	bool	   *isnull = palloc(sizeof(bool) * Max(desc->natts, 1));
+	Datum	   *svalues = palloc(sizeof(Datum) * Max(desc->natts, 1));
+	bool	   *snulls = palloc(sizeof(bool) * Max(desc->natts, 1));
 	const int	count_idx[] = {PROGRESS_CLUSTER_HEAP_TUPLES_SCANNED,
 	PROGRESS_CLUSTER_HEAP_TUPLES_WRITTEN};
 	int64		count_val[2];
@@ -217,7 +246,8 @@ cx_rewrite_copy(Relation OldHeap, Relation NewHeap, Relation OldIndex,
 			slot_getallattrs(slot);
 			memcpy(values, slot->tts_values, sizeof(Datum) * desc->natts);
 			memcpy(isnull, slot->tts_isnull, sizeof(bool) * desc->natts);
-			write_tuple(rwstate, NewHeap, tuple, values, isnull, live, reform, arg);
+			write_tuple(rwstate, NewHeap, tuple, tuple, values, isnull, svalues,
+						snulls, live, reform, arg);
 			MemoryContextSwitchTo(oldcxt);
 			count_val[0] = count_val[1] = (int64) *num_tuples;
 			pgstat_progress_update_multi_param(2, count_idx, count_val);
@@ -251,7 +281,8 @@ cx_rewrite_copy(Relation OldHeap, Relation NewHeap, Relation OldIndex,
 			oldcxt = MemoryContextSwitchTo(tuplecxt);
 			heap_deform_tuple(tuple, desc, values, isnull);
 			/* liveness is not known after sorting: count as live */
-			write_tuple(rwstate, NewHeap, tuple, values, isnull, true, reform, arg);
+			write_tuple(rwstate, NewHeap, tuple, refetch_stored(OldHeap, tuple),
+						values, isnull, svalues, snulls, true, reform, arg);
 			MemoryContextSwitchTo(oldcxt);
 			MemoryContextReset(tuplecxt);
 			pgstat_progress_update_param(PROGRESS_CLUSTER_HEAP_TUPLES_WRITTEN, ++written);
@@ -263,4 +294,6 @@ cx_rewrite_copy(Relation OldHeap, Relation NewHeap, Relation OldIndex,
 	MemoryContextDelete(tuplecxt);
 	pfree(values);
 	pfree(isnull);
+	pfree(svalues);
+	pfree(snulls);
 }

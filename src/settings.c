@@ -166,8 +166,17 @@ cx_extension_table_oid(const char *name)
 }
 
 /*
- * The relation whose settings apply to rel: rel itself, or for the transient
- * heap of a table rewrite ("pg_temp_<oid>"), the original table.
+ * The relation whose settings apply to rel: rel itself, or, for the
+ * transient heap that ALTER TABLE builds when it rewrites a table (SET
+ * ACCESS METHOD, ALTER COLUMN TYPE; make_new_heap names it
+ * "pg_temp_<oid of the original>"), the original table.  The name alone
+ * proves nothing: any role may name a table so, and would then borrow
+ * another table's settings and dictionary.  So the name counts only for a
+ * relation created in the current transaction, in the original's schema,
+ * with the original's owner, while this backend holds AccessExclusiveLock
+ * on the original: what make_new_heap does and nobody else can.
+ * (VACUUM FULL, CLUSTER and recompress_table do not rely on this: they name
+ * the original table explicitly.)
  */
 static Oid
 settings_relid(Relation rel)
@@ -175,12 +184,57 @@ settings_relid(Relation rel)
 	const char *name = RelationGetRelationName(rel);
 	unsigned int oid;
 	char		tail;
+	HeapTuple	tup;
+	bool		ok;
 
-	if (strncmp(name, "pg_temp_", 8) == 0 &&
-		sscanf(name + 8, "%u%c", &oid, &tail) == 1 && oid != 0 &&
-		SearchSysCacheExists1(RELOID, ObjectIdGetDatum((Oid) oid)))
-		return (Oid) oid;
-	return RelationGetRelid(rel);
+	if (strncmp(name, "pg_temp_", 8) != 0 ||
+		sscanf(name + 8, "%u%c", &oid, &tail) != 1 || oid == 0 ||
+		oid == RelationGetRelid(rel) ||
+		rel->rd_createSubid == InvalidSubTransactionId ||
+		!CheckRelationOidLockedByMe((Oid) oid, AccessExclusiveLock, false))
+		return RelationGetRelid(rel);
+	tup = SearchSysCache1(RELOID, ObjectIdGetDatum((Oid) oid));
+	if (!HeapTupleIsValid(tup))
+		return RelationGetRelid(rel);
+	ok = ((Form_pg_class) GETSTRUCT(tup))->relowner == rel->rd_rel->relowner &&
+		((Form_pg_class) GETSTRUCT(tup))->relnamespace == rel->rd_rel->relnamespace;
+	ReleaseSysCache(tup);
+	return ok ? (Oid) oid : RelationGetRelid(rel);
+}
+
+/*
+ * The table dictionary dict_id was trained for and serves
+ * (compressx.dictionaries.relid), or InvalidOid when there is no such
+ * dictionary.  A setting naming another table's dictionary (a restore that
+ * mixed ids, a hand-edited row) must not make this table's values depend on
+ * it.
+ */
+static Oid
+dictionary_owner(int32 dict_id)
+{
+	Oid			dictoid = cx_extension_table_oid("dictionaries");
+	Relation	drel;
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tup;
+	Oid			owner = InvalidOid;
+
+	if (!OidIsValid(dictoid))
+		return InvalidOid;
+	drel = table_open(dictoid, AccessShareLock);
+	ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_INT4EQ, Int32GetDatum(dict_id));
+	scan = systable_beginscan(drel, InvalidOid, false, SnapshotSelf, 1, &key);
+	while ((tup = systable_getnext(scan)) != NULL)
+	{
+		bool		isnull;
+		Datum		d = heap_getattr(tup, 2, RelationGetDescr(drel), &isnull);
+
+		if (!isnull)
+			owner = DatumGetObjectId(d);
+	}
+	systable_endscan(scan);
+	table_close(drel, AccessShareLock);
+	return owner;
 }
 
 static SettingsEntry *
@@ -222,6 +276,7 @@ load_settings(Oid relid)
 			bool		nulls[Natts_cs];
 			CachedSetting *cs = palloc(sizeof(CachedSetting));
 			const CxCodec *codec;
+			Oid			dict_owner;
 
 			heap_deform_tuple(tup, RelationGetDescr(srel), values, nulls);
 			namestrcpy(&cs->attname, NameStr(*DatumGetName(values[Anum_cs_attname - 1])));
@@ -233,6 +288,17 @@ load_settings(Oid relid)
 				DatumGetInt32(values[Anum_cs_min_size - 1]);
 			cs->dict_id = nulls[Anum_cs_dict_id - 1] ? 0 :
 				DatumGetInt32(values[Anum_cs_dict_id - 1]);
+			/* a missing one is reported when a value is encoded */
+			if (cs->dict_id != 0 && OidIsValid(dict_owner = dictionary_owner(cs->dict_id)) &&
+				dict_owner != relid)
+			{
+				ereport(WARNING,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("column \"%s\" of relation \"%s\" names zstd dictionary %d, which belongs to another table",
+								NameStr(cs->attname), get_rel_name(relid), cs->dict_id),
+						 errdetail("New values of the column are compressed without a dictionary.")));
+				cs->dict_id = 0;
+			}
 			rows = lappend(rows, cs);
 		}
 		systable_endscan(scan);
@@ -261,8 +327,13 @@ level_or_default(const CxCodec *codec, int level)
 void
 cx_resolve_settings(Relation rel, CxColumnSetting *out)
 {
+	cx_resolve_settings_of(rel, settings_relid(rel), out);
+}
+
+void
+cx_resolve_settings_of(Relation rel, Oid relid, CxColumnSetting *out)
+{
 	TupleDesc	desc = RelationGetDescr(rel);
-	Oid			relid = settings_relid(rel);
 	SettingsEntry *entry = NULL;
 	const CxCodec *defcodec = cx_codec_by_id(cx_default_codec);
 

@@ -39,6 +39,13 @@ extern Oid	cx_extension_table_oid(const char *name);
  */
 extern void cx_resolve_settings(Relation rel, CxColumnSetting *out);
 
+/*
+ * The same with the settings of table relid, for a rewrite that builds
+ * rel as relid's new heap (columns matched by name).
+ */
+extern void cx_resolve_settings_of(Relation rel, Oid relid,
+								   CxColumnSetting *out);
+
 extern void cx_store_column_setting(Oid relid, const char *attname,
 									AttrNumber attnum, const CxCodec *codec,
 									bool level_isnull, int level,

@@ -1,0 +1,108 @@
+-- Storage rules of the compressx access method: its TOAST relations,
+-- columns of PLAIN, EXTERNAL and MAIN storage, and whose settings a
+-- table rewrite applies
+SET compressx.default_codec = zstd;
+SET compressx.min_size = 64;
+
+-- the TOAST relation of a compressx table is a plain heap, also after a
+-- rewrite and after SET ACCESS METHOD
+CREATE TABLE st (id integer PRIMARY KEY, body text) USING compressx;
+CREATE VIEW st_toast_am AS
+SELECT a.amname FROM pg_class c JOIN pg_class t ON t.oid = c.reltoastrelid
+JOIN pg_am a ON a.oid = t.relam WHERE c.relname = 'st';
+SELECT * FROM st_toast_am;
+INSERT INTO st SELECT i, (SELECT string_agg(md5((i * 1000 + k)::text), ' ')
+                          FROM generate_series(1, 100) k) FROM generate_series(1, 20) i;
+VACUUM FULL st;
+SELECT * FROM st_toast_am;
+ALTER TABLE st SET ACCESS METHOD heap;
+ALTER TABLE st SET ACCESS METHOD compressx;
+SELECT * FROM st_toast_am;
+SELECT count(*) AS damaged FROM compressx.verify('st');
+
+-- PLAIN storage (oidvector, int2vector): never compressed, whatever the
+-- codec, since code reading such types never decompresses them; EXTERNAL:
+-- never compressed; MAIN: compressed
+CREATE TABLE sp (id integer, ov oidvector, iv int2vector, ext text, main text) USING compressx;
+ALTER TABLE sp ALTER COLUMN ext SET STORAGE EXTERNAL, ALTER COLUMN main SET STORAGE MAIN;
+SELECT compressx.set_column_codec('sp', 'ov', 'lz4', min_size => 0);
+SELECT compressx.set_column_codec('sp', 'iv', 'pglz', min_size => 0);
+SELECT compressx.set_column_codec('sp', 'ext', 'zstd', min_size => 0);
+INSERT INTO sp
+SELECT i, array_to_string(array_fill(23::oid, ARRAY[300]), ' ')::oidvector,
+       array_to_string(array_fill(7, ARRAY[300]), ' ')::int2vector,
+       repeat('external storage ', 50), repeat('main storage ', 50)
+FROM generate_series(1, 3) i;
+SELECT column_name, methods FROM compressx.column_stats('sp') ORDER BY column_name;
+-- functions that read the values without detoasting them get them right
+SELECT id, oidvectortypes(ov) = (SELECT string_agg('integer', ', ') FROM generate_series(1, 300)) AS ov_ok,
+       array_length(iv::int2[], 1) AS iv_len, ov::text = repeat('23 ', 299) || '23' AS ov_text_ok
+FROM sp ORDER BY id;
+UPDATE sp SET ov = (array_to_string(array_fill(25::oid, ARRAY[400]), ' '))::oidvector WHERE id = 1;
+SELECT id, oidvectortypes(ov) LIKE 'text, text%' AS ov_ok FROM sp WHERE id = 1;
+SELECT count(*) AS damaged FROM compressx.verify('sp');
+
+-- A rewrite applies the settings of the table it rebuilds, named by OID:
+-- another table named "pg_temp_<oid>" does not borrow them.
+CREATE ROLE cx_storage_owner;
+CREATE ROLE cx_storage_other;
+GRANT CREATE ON SCHEMA public TO cx_storage_owner, cx_storage_other;
+SET ROLE cx_storage_owner;
+CREATE TABLE victim (id integer, body text) USING compressx;
+SELECT compressx.set_column_codec('victim', 'body', 'lz4');
+INSERT INTO victim SELECT i, repeat('victim ' || i, 40) FROM generate_series(1, 5) i;
+GRANT ALL ON victim TO cx_storage_other;
+SELECT 'pg_temp_' || 'victim'::regclass::oid AS lookalike \gset
+RESET ROLE;
+-- a table of that name made by anybody, outside a rewrite: defaults (zstd)
+SET ROLE cx_storage_other;
+CREATE TABLE :"lookalike" (id integer, body text) USING compressx;
+INSERT INTO :"lookalike" SELECT i, repeat('other ' || i, 40) FROM generate_series(1, 5) i;
+SELECT methods FROM compressx.column_stats(:'lookalike') WHERE column_name = 'body';
+DROP TABLE :"lookalike";
+-- ... even in a transaction holding AccessExclusiveLock on the victim
+BEGIN;
+LOCK TABLE victim IN ACCESS EXCLUSIVE MODE;
+CREATE TABLE :"lookalike" (id integer, body text) USING compressx;
+INSERT INTO :"lookalike" SELECT i, repeat('other ' || i, 40) FROM generate_series(1, 5) i;
+SELECT methods FROM compressx.column_stats(:'lookalike') WHERE column_name = 'body';
+ROLLBACK;
+RESET ROLE;
+-- the real rewrites apply the victim's settings: SET ACCESS METHOD (through
+-- heap and back), ALTER COLUMN TYPE, VACUUM FULL, CLUSTER
+SET ROLE cx_storage_owner;
+ALTER TABLE victim SET ACCESS METHOD heap;
+ALTER TABLE victim SET ACCESS METHOD compressx;
+SELECT methods FROM compressx.column_stats('victim') WHERE column_name = 'body';
+ALTER TABLE victim ALTER COLUMN id TYPE bigint;
+SELECT methods FROM compressx.column_stats('victim') WHERE column_name = 'body';
+SELECT compressx.set_column_codec('victim', 'body', 'pglz');
+VACUUM FULL victim;
+SELECT methods FROM compressx.column_stats('victim') WHERE column_name = 'body';
+CREATE INDEX victim_id ON victim (id);
+SELECT compressx.set_column_codec('victim', 'body', 'zstd');
+CLUSTER victim USING victim_id;
+SELECT methods FROM compressx.column_stats('victim') WHERE column_name = 'body';
+SELECT count(*) AS rows, count(*) FILTER (WHERE body = repeat('victim ' || id, 40)) AS intact FROM victim;
+DROP TABLE victim;
+RESET ROLE;
+REVOKE CREATE ON SCHEMA public FROM cx_storage_owner, cx_storage_other;
+DROP ROLE cx_storage_owner;
+DROP ROLE cx_storage_other;
+
+-- a setting naming another table's dictionary is not used: new values are
+-- compressed without it (the other table may drop it at any time)
+CREATE TABLE dict_src (id integer, doc text) USING compressx;
+INSERT INTO dict_src SELECT i, json_build_object('id', i, 'kind', 'item', 'note', 'number ' || i)::text
+FROM generate_series(1, 2000) i;
+SELECT compressx.train_dictionary('dict_src', 'doc', 2048) AS src_dict \gset
+CREATE TABLE dict_thief (id integer, doc text) USING compressx;
+SELECT compressx.set_column_codec('dict_thief', 'doc', 'zstd', min_size => 0);
+UPDATE compressx.column_settings SET dict_id = :src_dict WHERE relid = 'dict_thief'::regclass;
+INSERT INTO dict_thief SELECT id, doc FROM dict_src WHERE id <= 3;
+DROP TABLE dict_src;
+SELECT count(*) AS readable FROM dict_thief WHERE doc LIKE '{"id" : %';
+DROP TABLE dict_thief;
+
+DROP VIEW st_toast_am;
+DROP TABLE st, sp;
