@@ -104,5 +104,14 @@ DROP TABLE dict_src;
 SELECT count(*) AS readable FROM dict_thief WHERE doc LIKE '{"id" : %';
 DROP TABLE dict_thief;
 
+-- DELETE frees what it reads per row: the executor's memory does not grow
+-- with the number of rows deleted
+CREATE TABLE dl (id integer, body text) USING compressx;
+INSERT INTO dl SELECT i, repeat('x', 100) || i FROM generate_series(1, 20000) i;
+WITH d AS (DELETE FROM dl RETURNING
+           (SELECT sum(used_bytes) FROM pg_backend_memory_contexts WHERE name = 'ExecutorState') AS m)
+SELECT count(*) AS deleted, max(m) - min(m) < 100000 AS no_growth FROM d;
+DROP TABLE dl;
+
 DROP VIEW st_toast_am;
 DROP TABLE st, sp;

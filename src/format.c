@@ -381,6 +381,18 @@ cx_delete_external(Relation rel, const struct varlena *ref, bool is_speculative)
 }
 
 bool
+cx_external_value_id(const struct varlena *v, Oid *valueid)
+{
+	const char *p = (const char *) v + VARHDRSZ_COMPRESSED;
+
+	if (!cx_is_own_datum(v) || VARSIZE(v) != CX_REF_SIZE ||
+		!(((const unsigned char *) p)[2] & CX_FLAG_EXTERNAL))
+		return false;
+	memcpy(valueid, p + 8, sizeof(Oid));
+	return true;
+}
+
+bool
 cx_same_external(const struct varlena *a, const struct varlena *b)
 {
 	return VARSIZE(a) == CX_REF_SIZE && VARSIZE(b) == CX_REF_SIZE &&

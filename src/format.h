@@ -112,6 +112,9 @@ extern struct varlena *cx_externalize(Relation rel, const struct varlena *own,
 extern void cx_delete_external(Relation rel, const struct varlena *ref,
 							   bool is_speculative);
 
+/* Whether v is an own reference; if so, the TOAST value id it names. */
+extern bool cx_external_value_id(const struct varlena *v, Oid *valueid);
+
 /* Whether two references name the same TOAST value. */
 extern bool cx_same_external(const struct varlena *a, const struct varlena *b);
 

@@ -34,7 +34,9 @@ configure_args=(--prefix="$prefix" --enable-cassert --enable-debug
     --enable-tap-tests --with-lz4 --with-zstd --without-icu)
 # First line of the marker: what was asked for.  A change of recipe (bump
 # the number), version, options or prefix rebuilds.
-key="compressx-assert-build recipe=2 postgresql-15=$pg_version ${configure_args[*]} CFLAGS=$cflags"
+# contrib modules the tests use (pg_surgery: orphaned TOAST values in verify.sql)
+contrib="pg_surgery"
+key="compressx-assert-build recipe=3 postgresql-15=$pg_version ${configure_args[*]} CFLAGS=$cflags contrib=$contrib"
 build_deps="gcc make perl bison flex libreadline-dev zlib1g-dev liblz4-dev libzstd-dev
     pkg-config dpkg-dev libipc-run-perl bzip2 xz-utils"
 
@@ -54,7 +56,11 @@ cache_complete() {
         [ -x "$pgxs/src/test/regress/pg_regress" ] &&
         [ -x "$pgxs/src/test/isolation/pg_isolation_regress" ] &&
         [ -x "$pgxs/src/test/isolation/isolationtester" ] &&
-        [ -f "$pgxs/src/test/perl/PostgreSQL/Test/Cluster.pm" ]
+        [ -f "$pgxs/src/test/perl/PostgreSQL/Test/Cluster.pm" ] || return 1
+    local m
+    for m in $contrib; do
+        [ -f "$("$prefix/bin/pg_config" --sharedir)/extension/$m.control" ] || return 1
+    done
 }
 
 if cache_complete; then
@@ -120,6 +126,10 @@ make -j"$jobs" >"$logs/make.log" 2>&1 || { grep -E 'error|Error' "$logs/make.log
 stage=$build/stage
 log "make install into a staging directory (log: $logs/install.log)"
 make install DESTDIR="$stage" >"$logs/install.log" 2>&1 || { tail -n 30 "$logs/install.log" >&2; die "make install"; }
+for m in $contrib; do
+    make -C "contrib/$m" install DESTDIR="$stage" >>"$logs/install.log" 2>&1 ||
+        { tail -n 30 "$logs/install.log" >&2; die "make install of contrib/$m"; }
+done
 stray=$(cd "$stage" && find . -mindepth 1 \( -type f -o -type l \) ! -path ".$prefix/*" | head -n 5)
 [ -z "$stray" ] || die "make install would write outside $prefix: $stray"
 
