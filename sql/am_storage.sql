@@ -99,7 +99,9 @@ SELECT compressx.train_dictionary('dict_src', 'doc', 2048) AS src_dict \gset
 CREATE TABLE dict_thief (id integer, doc text) USING compressx;
 SELECT compressx.set_column_codec('dict_thief', 'doc', 'zstd', min_size => 0);
 UPDATE compressx.column_settings SET dict_id = :src_dict WHERE relid = 'dict_thief'::regclass;
+\set VERBOSITY terse
 INSERT INTO dict_thief SELECT id, doc FROM dict_src WHERE id <= 3;
+\set VERBOSITY default
 DROP TABLE dict_src;
 SELECT count(*) AS readable FROM dict_thief WHERE doc LIKE '{"id" : %';
 DROP TABLE dict_thief;

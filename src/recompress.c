@@ -168,8 +168,40 @@ precheck_visitor(HeapTuple tuple, void *arg)
 		if (st->force || value_needs_rewrite(&sv, tc->target))
 			st->needs_rewrite++;
 		tc->bytes_before += sv.stored_bytes;
+	}
+}
+
+/*
+ * Visitor of the table once rewritten: stored sizes as they are on disk
+ * (heap's toaster may still have compressed or moved values after the
+ * reform callbacks ran).
+ */
+static void
+after_visitor(HeapTuple tuple, void *arg)
+{
+	LeafState  *st = (LeafState *) arg;
+
+	heap_deform_tuple(tuple, st->tupdesc, st->values, st->isnull);
+	for (int i = 0; i < st->tupdesc->natts; i++)
+	{
+		TargetColumn *tc = st->byattno[i];
+		CxStoredValue sv;
+
+		if (tc == NULL || st->isnull[i])
+			continue;
+		cx_inspect_datum(st->values[i], &sv);
 		tc->bytes_after += sv.stored_bytes;
 	}
+}
+
+/* Sum the stored sizes of rel's visible rows with visitor, as of now. */
+static void
+visit_as_of_now(Relation rel, CxTupleVisitor visitor, LeafState *st)
+{
+	Snapshot	snap = RegisterSnapshot(GetLatestSnapshot());
+
+	cx_visit_tuples(rel, snap, -1, visitor, st);
+	UnregisterSnapshot(snap);
 }
 
 /*
@@ -224,8 +256,6 @@ recompress_reform(Relation NewHeap, Datum *values, bool *isnull,
 			continue;
 
 		cx_inspect_datum(values[i], &sv);
-		if (live)
-			tc->bytes_before += sv.stored_bytes;
 		if (value_needs_rewrite(&sv, tc->target))
 		{
 			struct varlena *raw = detoast_attr((struct varlena *) DatumGetPointer(values[i]));
@@ -235,19 +265,35 @@ recompress_reform(Relation NewHeap, Datum *values, bool *isnull,
 			st->rewritten++;
 			if (live)
 				tc->rewritten++;
-			cx_inspect_datum(values[i], &sv);
 		}
-		if (live)
-			tc->bytes_after += sv.stored_bytes;
 	}
 	if (st->rewritten != rewritten_before)
 		pgstat_progress_update_param(CX_PROGRESS_VALUES_REWRITTEN, st->rewritten);
 	return heap_form_tuple(newdesc, values, isnull);
 }
 
+/* Whether two stored forms of a value differ (method, size or bytes). */
+static bool
+stored_differs(Datum a, Datum b)
+{
+	CxStoredValue sa;
+	CxStoredValue sb;
+	struct varlena *va = (struct varlena *) DatumGetPointer(a);
+	struct varlena *vb = (struct varlena *) DatumGetPointer(b);
+
+	cx_inspect_datum(a, &sa);
+	cx_inspect_datum(b, &sb);
+	if (sa.method != sb.method || sa.stored_bytes != sb.stored_bytes ||
+		sa.external != sb.external)
+		return true;
+	return !sa.external && memcmp(va, vb, VARSIZE_ANY(va)) != 0;
+}
+
 /*
  * Reform callback for compressx tables: values arrive decoded and the whole
- * row is encoded to the (new) settings, as VACUUM FULL does.
+ * row is encoded to the (new) settings, as VACUUM FULL does.  A value
+ * counts as rewritten when its stored form changes (not, for example, a
+ * value below min_size, stored plain before and after).
  */
 static HeapTuple
 recompress_reform_cx(Relation NewHeap, Datum *values, bool *isnull,
@@ -262,23 +308,22 @@ recompress_reform_cx(Relation NewHeap, Datum *values, bool *isnull,
 	/* the arrays of the pre-check, idle during the copy */
 	Datum	   *newvals = st->values;
 	bool	   *newnulls = st->isnull;
+	int64		rewritten_before = st->rewritten;
 
 	heap_deform_tuple(tuple, desc, newvals, newnulls);
 	for (int i = 0; i < desc->natts; i++)
 	{
 		TargetColumn *tc = st->byattno[i];
-		CxStoredValue sv;
 
-		if (tc == NULL || newnulls[i])
+		if (tc == NULL || newnulls[i] || stored_nulls[i] ||
+			!stored_differs(stored[i], newvals[i]))
 			continue;
 		st->rewritten++;
-		if (!live)
-			continue;
-		cx_inspect_datum(newvals[i], &sv);
-		tc->rewritten++;
-		tc->bytes_after += sv.stored_bytes;
+		if (live)
+			tc->rewritten++;
 	}
-	pgstat_progress_update_param(CX_PROGRESS_VALUES_REWRITTEN, st->rewritten);
+	if (st->rewritten != rewritten_before)
+		pgstat_progress_update_param(CX_PROGRESS_VALUES_REWRITTEN, st->rewritten);
 	return tuple;
 }
 
@@ -305,6 +350,7 @@ recompress_leaf(Oid relid, TargetColumn *targets, int ntargets, int leafno,
 	double		tups_recently_dead = 0;
 	char		relpersistence = rel->rd_rel->relpersistence;
 	bool		swap_toast_by_content;
+	int64	   *before_leaf;
 	HeapTuple	reltup;
 	Relation	relRelation;
 	Form_pg_class relform;
@@ -369,30 +415,23 @@ recompress_leaf(Oid relid, TargetColumn *targets, int ntargets, int leafno,
 				st.force = true;
 	}
 
-	/* Step 3: anything to do?  Its figures are kept only if nothing is. */
+	/*
+	 * Step 3: anything to do?  Read with a snapshot taken now, after the
+	 * lock: the statement's own may predate rows committed while this waited
+	 * for the lock.
+	 */
+	before_leaf = palloc(sizeof(int64) * Max(ntargets, 1));
+	for (int t = 0; t < ntargets; t++)
+		before_leaf[t] = targets[t].bytes_before;
+	visit_as_of_now(rel, precheck_visitor, &st);
+	if (st.needs_rewrite == 0)
 	{
-		int64	   *before = palloc(sizeof(int64) * ntargets);
-		int64	   *after = palloc(sizeof(int64) * ntargets);
-
+		/* nothing changes: this leaf's stored sizes stay */
 		for (int t = 0; t < ntargets; t++)
-		{
-			before[t] = targets[t].bytes_before;
-			after[t] = targets[t].bytes_after;
-		}
-		cx_visit_tuples(rel, GetActiveSnapshot(), -1, precheck_visitor, &st);
-		if (st.needs_rewrite == 0)
-		{
-			table_close(rel, NoLock);
-			pgstat_progress_end_command();
-			return;
-		}
-		/* heap: the copy recounts both; compressx: the copy counts after */
-		for (int t = 0; t < ntargets; t++)
-		{
-			if (!is_cx)
-				targets[t].bytes_before = before[t];
-			targets[t].bytes_after = after[t];
-		}
+			targets[t].bytes_after += targets[t].bytes_before - before_leaf[t];
+		table_close(rel, NoLock);
+		pgstat_progress_end_command();
+		return;
 	}
 
 	/* Keep autovacuum away from the TOAST table while we copy it. */
@@ -451,6 +490,11 @@ recompress_leaf(Oid relid, TargetColumn *targets, int ntargets, int leafno,
 	/* Step 5: swap files (TOAST by links) and rebuild all indexes. */
 	finish_heap_swap(relid, OIDNewHeap, false, swap_toast_by_content, false, true,
 					 FreezeXid, MultiXactCutoff, relpersistence);
+
+	/* the sizes the rewritten table stores */
+	rel = table_open(relid, NoLock);
+	visit_as_of_now(rel, after_visitor, &st);
+	table_close(rel, NoLock);
 
 	pgstat_progress_end_command();
 }

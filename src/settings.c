@@ -294,9 +294,10 @@ load_settings(Oid relid)
 			{
 				ereport(WARNING,
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("column \"%s\" of relation \"%s\" names zstd dictionary %d, which belongs to another table",
-								NameStr(cs->attname), get_rel_name(relid), cs->dict_id),
-						 errdetail("New values of the column are compressed without a dictionary.")));
+						 errmsg("column \"%s\" of relation \"%s\" names a zstd dictionary of another table",
+								NameStr(cs->attname), get_rel_name(relid)),
+						 errdetail("Dictionary %d serves another table; new values of the column are compressed without a dictionary.",
+								   cs->dict_id)));
 				cs->dict_id = 0;
 			}
 			rows = lappend(rows, cs);
