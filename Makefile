@@ -18,14 +18,14 @@ OBJS = \
 	src/verify.o
 
 EXTENSION = compressx
-DATA = sql/compressx--0.1.0.sql
+DATA = sql/compressx--0.1.0.sql sql/compressx--0.1.0--0.2.0.sql
 PGFILEDESC = "compressx - per-column compression for PostgreSQL"
 
 SHLIB_LINK = -llz4 -lzstd
 PG_CPPFLAGS = -I$(srcdir)/src
 
 # pg_regress files live in sql/ and expected/ (see test/run_tests.sh)
-REGRESS = codecs frame column_stats recompress am am_storage publication verify security advise dict
+REGRESS = codecs frame column_stats recompress am am_storage publication verify security advise dict update
 REGRESS_OPTS = --load-extension=compressx
 
 PG_CONFIG ?= pg_config

@@ -106,6 +106,27 @@ DROP TABLE dict_src;
 SELECT count(*) AS readable FROM dict_thief WHERE doc LIKE '{"id" : %';
 DROP TABLE dict_thief;
 
+-- a column's own COMPRESSION (CREATE TABLE, ALTER TABLE .. SET COMPRESSION)
+-- is its codec unless compressx.set_column_codec says otherwise
+CREATE TABLE cm (id integer, a text COMPRESSION lz4, b text, c text COMPRESSION lz4) USING compressx;
+ALTER TABLE cm ALTER COLUMN b SET COMPRESSION pglz;
+SELECT compressx.set_column_codec('cm', 'c', 'zstd', 5);
+INSERT INTO cm SELECT i, repeat('column compression ' || i, 20), repeat('column compression ' || i, 20),
+                      repeat('column compression ' || i, 20) FROM generate_series(1, 4) i;
+SELECT column_name, methods FROM compressx.column_stats('cm') ORDER BY 1;
+SELECT column_name, codec, level, explicit FROM compressx.column_codec_settings('cm') ORDER BY 1;
+SELECT column_name, configured_compression FROM compressx.column_ratios WHERE table_name = 'cm' ORDER BY 1;
+-- one value as stored: pg_column_compression() and pg_column_size() see
+-- the decoded value of a compressx table; compressx.value_storage() does not
+SELECT pg_column_compression(c) AS core_says, pg_column_size(c) = octet_length(c) + 4 AS core_size_is_decoded,
+       v.method, v.stored_bytes < v.raw_bytes AS stored_smaller, v.raw_bytes = octet_length(c) AS raw_ok, v.external
+FROM cm, compressx.value_storage('cm', cm.ctid, 'c') v WHERE id = 2;
+SELECT * FROM compressx.value_storage('cm', '(0,200)', 'c');
+SELECT * FROM compressx.value_storage('cm', '(4000,1)', 'c');
+SELECT * FROM compressx.value_storage('cm', '(0,1)', 'nope');
+SELECT * FROM compressx.value_storage('cm', '(0,1)', 'id');
+DROP TABLE cm;
+
 -- DELETE frees what it reads per row: the executor's memory does not grow
 -- with the number of rows deleted
 CREATE TABLE dl (id integer, body text) USING compressx;

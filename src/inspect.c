@@ -484,3 +484,77 @@ compressx_stored_summary(PG_FUNCTION_ARGS)
 	relation_close(rel, NoLock);
 	return (Datum) 0;
 }
+
+/*
+ * compressx.value_storage(rel regclass, row_ctid tid, column_name name)
+ *	  RETURNS TABLE (method text, stored_bytes bigint, raw_bytes bigint,
+ *					 external boolean)
+ *
+ * How one value is stored: what pg_column_compression() and
+ * pg_column_size() cannot say for compressx tables, whose values reach
+ * functions decoded.  rel is the table holding the row (for a partitioned
+ * table, the partition: pass tableoid); no row when the ctid names no row
+ * visible to the statement's snapshot, or the value is NULL.  Needs SELECT
+ * on the table; AccessShareLock.
+ */
+PG_FUNCTION_INFO_V1(compressx_value_storage);
+
+Datum
+compressx_value_storage(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Oid			relid = PG_GETARG_OID(0);
+	ItemPointer tid = (ItemPointer) PG_GETARG_POINTER(1);
+	const char *column = NameStr(*PG_GETARG_NAME(2));
+	Relation	rel;
+	List	   *leaves;
+	AttrNumber	attnum;
+	HeapTupleData tuple;
+	Buffer		buf = InvalidBuffer;
+
+	InitMaterializedSRF(fcinfo, 0);
+	rel = cx_open_readable_table(relid, &leaves);
+	if (rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is a partitioned table", RelationGetRelationName(rel)),
+				 errhint("Pass the partition that holds the row, for example the row's tableoid.")));
+	attnum = get_attnum(relid, column);
+	if (attnum <= 0 || TupleDescAttr(RelationGetDescr(rel), attnum - 1)->attisdropped)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_COLUMN),
+				 errmsg("column \"%s\" of relation \"%s\" does not exist",
+						column, RelationGetRelationName(rel))));
+	if (TupleDescAttr(RelationGetDescr(rel), attnum - 1)->attlen != -1)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("column \"%s\" of relation \"%s\" is not of a variable-length type",
+						column, RelationGetRelationName(rel))));
+
+	tuple.t_self = *tid;
+	if (ItemPointerIsValid(tid) &&
+		ItemPointerGetBlockNumber(tid) < RelationGetNumberOfBlocks(rel) &&
+		heap_fetch(rel, GetActiveSnapshot(), &tuple, &buf, false))
+	{
+		bool		isnull;
+		Datum		value = heap_getattr(&tuple, attnum, RelationGetDescr(rel), &isnull);
+
+		if (!isnull)
+		{
+			CxStoredValue sv;
+			Datum		values[4];
+			bool		nulls[4] = {0};
+
+			cx_inspect_datum(value, &sv);
+			values[0] = CStringGetTextDatum(cx_stored_method_name(sv.method));
+			values[1] = Int64GetDatum(sv.stored_bytes);
+			values[2] = Int64GetDatum(sv.raw_bytes);
+			values[3] = BoolGetDatum(sv.external);
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		}
+	}
+	if (BufferIsValid(buf))
+		ReleaseBuffer(buf);
+	relation_close(rel, AccessShareLock);
+	return (Datum) 0;
+}

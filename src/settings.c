@@ -12,9 +12,14 @@
  * table whose settings change; the per-relation cache here is dropped on
  * that invalidation.
  *
- * The transient heap of a table rewrite ("pg_temp_<oid>", made by ALTER
- * TABLE .. SET ACCESS METHOD / ALTER COLUMN TYPE, VACUUM FULL, CLUSTER)
- * resolves its settings through the original table's OID.
+ * Precedence for a column: its row in compressx.column_settings, else the
+ * column's own COMPRESSION (pglz or lz4, from CREATE TABLE or ALTER TABLE ..
+ * SET COMPRESSION), else the GUCs compressx.default_codec / default_level.
+ *
+ * A rewrite applies the settings of the table it rebuilds: VACUUM FULL,
+ * CLUSTER and recompress_table name it; the transient heap of ALTER TABLE
+ * ("pg_temp_<oid>") is matched to it under conditions only ALTER TABLE
+ * meets (settings_relid).
  *
  *-------------------------------------------------------------------------
  */
@@ -23,6 +28,7 @@
 #include "access/genam.h"
 #include "access/htup_details.h"
 #include "access/relation.h"
+#include "access/toast_compression.h"
 #include "access/table.h"
 #include "catalog/catalog.h"
 #include "catalog/namespace.h"
@@ -355,6 +361,14 @@ cx_resolve_settings_of(Relation rel, Oid relid, CxColumnSetting *out)
 		s->explicit_setting = false;
 		if (att->attisdropped || att->attlen != -1)
 			continue;
+		/* COMPRESSION pglz | lz4 of the column (CREATE or ALTER TABLE) */
+		if (att->attcompression == TOAST_PGLZ_COMPRESSION ||
+			att->attcompression == TOAST_LZ4_COMPRESSION)
+		{
+			s->codec = cx_codec_by_id(att->attcompression == TOAST_PGLZ_COMPRESSION ?
+									  CX_CODEC_PGLZ : CX_CODEC_LZ4);
+			s->level = s->codec->default_level;
+		}
 		for (int j = 0; j < entry->count; j++)
 		{
 			CachedSetting *cs = &entry->items[j];
