@@ -35,6 +35,19 @@ SELECT count(*) AS rows, count(DISTINCT column_name) AS columns FROM compressx.a
 -- bad input
 SELECT * FROM compressx.advise('adv', 0);
 SELECT * FROM compressx.advise('adv', 100, -1);
+SELECT * FROM compressx.advise('adv', 100, 'NaN');
+SELECT * FROM compressx.advise('adv', 100, 'Infinity');
+-- memory is bounded: a sample that needs more than compressx.sample_memory
+-- stops with an error (1 000 rows of 1.1 kB, sampled and decoded: 2.3 MB)
+CREATE TABLE adv_big AS SELECT * FROM adv;
+INSERT INTO adv_big SELECT i, repeat('{"id": ' || i || ', "tags": ["alpha", "beta"], "text": "advice"} ', 20), NULL, i
+FROM generate_series(501, 2000) i;
+SET compressx.sample_memory = '1MB';
+SELECT count(*) > 0 AS advised FROM compressx.advise('adv_big', 100);
+SELECT count(*) > 0 AS advised FROM compressx.advise('adv_big', 1000);
+RESET compressx.sample_memory;
+SELECT count(*) > 0 AS advised FROM compressx.advise('adv_big', 1000);
+DROP TABLE adv_big;
 SELECT * FROM compressx.advise(NULL);
 CREATE VIEW adv_view AS SELECT * FROM adv;
 SELECT * FROM compressx.advise('adv_view');

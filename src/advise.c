@@ -20,6 +20,8 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "access/htup_details.h"
 #include "access/table.h"
 #include "fmgr.h"
@@ -147,6 +149,13 @@ ratio_of(const Trial *t)
 	return t->raw / Max(t->stored, 1);
 }
 
+/* Compression speed in MB of raw data per second. */
+static double
+compress_rate(const Trial *t)
+{
+	return t->raw / Max(t->compress_s, 1e-6) / 1e6;
+}
+
 /*
  * The dictionary candidate: train on every other sampled value, measure on
  * the others (values the dictionary has not seen).  Not done when the
@@ -222,6 +231,8 @@ compressx_advise(PG_FUNCTION_ARGS)
 	List	   *leaves;
 	ListCell   *lc;
 	List	   *tuples = NIL;
+	int64		tuple_bytes = 0;
+	MemoryContext colcxt;
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2))
 		ereport(ERROR,
@@ -234,10 +245,10 @@ compressx_advise(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("sample_rows must be between 1 and 1000000")));
-	if (min_rate < 0)
+	if (isnan(min_rate) || isinf(min_rate) || min_rate < 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("min_compress_mb_s must not be negative")));
+				 errmsg("min_compress_mb_s must be a finite number, zero or more")));
 	InitMaterializedSRF(fcinfo, 0);
 
 	rel = cx_open_readable_table(relid, &leaves);
@@ -253,16 +264,26 @@ compressx_advise(PG_FUNCTION_ARGS)
 		table_close(leaf, NoLock);
 	}
 
+	foreach(lc, tuples)
+		tuple_bytes += HEAPTUPLESIZE + ((HeapTuple) lfirst(lc))->t_len;
+	colcxt = AllocSetContextCreate(CurrentMemoryContext, "compressx advise column",
+								   ALLOCSET_DEFAULT_SIZES);
+
 	for (int att = 0; att < desc->natts; att++)
 	{
 		Form_pg_attribute a = TupleDescAttr(desc, att);
 		List	   *values = NIL;
 		Trial		res[NCANDIDATES];
 		int			best = -1,
-					fastest = 0;
+					fastest = -1;
+		int64		plain_bytes = 0;
+		MemoryContext oldcxt;
 
 		if (a->attisdropped || a->attlen != -1)
 			continue;
+		/* one column's plain values at a time, with the sample: the budget */
+		MemoryContextReset(colcxt);
+		oldcxt = MemoryContextSwitchTo(colcxt);
 
 		/* plain values of this column (partitions share the parent's names) */
 		foreach(lc, tuples)
@@ -286,10 +307,13 @@ compressx_advise(PG_FUNCTION_ARGS)
 														   tuple->t_tableOid, NameStr(a->attname));
 
 					values = lappend(values, plain);
+					plain_bytes += VARSIZE_ANY(plain);
+					cx_check_sample_memory(rel, tuple_bytes + plain_bytes);
 				}
 			}
 			table_close(leaf, NoLock);
 		}
+		MemoryContextSwitchTo(oldcxt);
 		if (values == NIL)
 			continue;
 
@@ -303,9 +327,10 @@ compressx_advise(PG_FUNCTION_ARGS)
 				try_candidate(&candidates[c], values, NULL, NULL, &res[c]);
 			if (!res[c].done)
 				continue;
-			if (res[c].compress_s < res[fastest].compress_s)
+			/* by rate: the dictionary candidate compresses half the sample */
+			if (fastest < 0 || compress_rate(&res[c]) > compress_rate(&res[fastest]))
 				fastest = c;
-			if (res[c].raw / Max(res[c].compress_s, 1e-6) / 1e6 >= min_rate &&
+			if (compress_rate(&res[c]) >= min_rate &&
 				(best < 0 || ratio_of(&res[c]) > ratio_of(&res[best])))
 				best = c;
 		}
@@ -334,6 +359,7 @@ compressx_advise(PG_FUNCTION_ARGS)
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, vals, nulls);
 		}
 	}
+	MemoryContextDelete(colcxt);
 	relation_close(rel, NoLock);
 	return (Datum) 0;
 }

@@ -18,6 +18,7 @@
 PG_MODULE_MAGIC;
 
 int			cx_ratio_sample_rows = 3000;
+int			cx_sample_memory_kb = 256 * 1024;
 int			cx_debug_rewrite_delay_ms = 0;
 
 void		_PG_init(void);
@@ -32,6 +33,14 @@ _PG_init(void)
 							&cx_ratio_sample_rows,
 							3000, 1, INT_MAX,
 							PGC_USERSET, 0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("compressx.sample_memory",
+							"Memory a sample of rows may take in compressx.advise() and compressx.train_dictionary().",
+							"A sample that needs more stops with an error: ask for fewer rows or raise this setting.",
+							&cx_sample_memory_kb,
+							256 * 1024, 1024, MAX_KILOBYTES,
+							PGC_USERSET, GUC_UNIT_KB,
 							NULL, NULL, NULL);
 
 	DefineCustomIntVariable("compressx.debug_rewrite_delay",

@@ -40,6 +40,7 @@
 
 #include "am.h"
 #include "compat.h"
+#include "compressx.h"
 #include "format.h"
 #include "inspect.h"
 
@@ -146,24 +147,42 @@ typedef struct SampleState
 {
 	List	   *tuples;
 	int64		limit;
+	int64		bytes;			/* copied so far */
+	int64		max_bytes;		/* compressx.sample_memory */
 } SampleState;
 
+/* (runs under a buffer lock: never errors, stops copying instead) */
 static void
 sample_visitor(HeapTuple tuple, void *arg)
 {
 	SampleState *st = (SampleState *) arg;
 
-	if (list_length(st->tuples) < st->limit)
+	if (list_length(st->tuples) < st->limit && st->bytes <= st->max_bytes)
+	{
 		st->tuples = lappend(st->tuples, heap_copytuple(tuple));
+		st->bytes += HEAPTUPLESIZE + tuple->t_len;
+	}
+}
+
+void
+cx_check_sample_memory(Relation rel, int64 bytes)
+{
+	if (bytes > (int64) cx_sample_memory_kb * 1024)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("the sample of \"%s\" needs more than compressx.sample_memory (%d kB)",
+						RelationGetRelationName(rel), cx_sample_memory_kb),
+				 errhint("Ask for fewer sample rows, or raise compressx.sample_memory.")));
 }
 
 List *
 cx_sample_tuples(Relation rel, Snapshot snapshot, int64 sample_rows, int64 limit)
 {
-	SampleState st = {NIL, limit};
+	SampleState st = {NIL, limit, 0, (int64) cx_sample_memory_kb * 1024};
 
 	if (limit > 0)
 		cx_visit_tuples(rel, snapshot, sample_rows, sample_visitor, &st);
+	cx_check_sample_memory(rel, st.bytes);
 	return st.tuples;
 }
 

@@ -54,9 +54,13 @@ extern void cx_visit_tuples(Relation rel, Snapshot snapshot,
 /*
  * Copies of at most limit visible tuples of a block sample of about
  * sample_rows rows (cx_visit_tuples), in the current memory context.
+ * Errors when they take more than compressx.sample_memory.
  */
 extern List *cx_sample_tuples(Relation rel, Snapshot snapshot,
 							  int64 sample_rows, int64 limit);
+
+/* Error if a sample of rel takes more than compressx.sample_memory. */
+extern void cx_check_sample_memory(Relation rel, int64 bytes);
 
 /* Open a readable table and list its leaves with storage (see inspect.c). */
 extern Relation cx_open_readable_table(Oid relid, List **leaves);
