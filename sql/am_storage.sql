@@ -127,6 +127,44 @@ SELECT * FROM compressx.value_storage('cm', '(0,1)', 'nope');
 SELECT * FROM compressx.value_storage('cm', '(0,1)', 'id');
 DROP TABLE cm;
 
+-- a partition created after set_column_codec on its parent follows the
+-- parent; on an inheritance parent the setting reaches its children
+CREATE TABLE pt (k integer, body text) PARTITION BY RANGE (k);
+CREATE TABLE pt_1 PARTITION OF pt FOR VALUES FROM (0) TO (10) USING compressx;
+SELECT compressx.set_column_codec('pt', 'body', 'lz4');
+CREATE TABLE pt_2 PARTITION OF pt FOR VALUES FROM (10) TO (20) USING compressx;
+CREATE TABLE pt_3 PARTITION OF pt FOR VALUES FROM (20) TO (30) PARTITION BY RANGE (k);
+CREATE TABLE pt_3a PARTITION OF pt_3 FOR VALUES FROM (20) TO (30) USING compressx;
+INSERT INTO pt SELECT i, repeat('partitioned ' || i, 30) FROM generate_series(0, 29) i;
+SELECT c.relname, s.codec, s.explicit FROM pg_class c, compressx.column_codec_settings(c.oid) s
+WHERE c.relname IN ('pt_1', 'pt_2', 'pt_3a') AND s.column_name = 'body' ORDER BY 1;
+SELECT methods FROM compressx.column_stats('pt') WHERE column_name = 'body';
+-- the parent's later change reaches the new partitions too
+SELECT compressx.set_column_codec('pt', 'body', 'pglz');
+INSERT INTO pt SELECT i, repeat('partitioned ' || i, 30) FROM generate_series(0, 29) i;
+SELECT methods FROM compressx.column_stats('pt') WHERE column_name = 'body';
+DROP TABLE pt;
+CREATE TABLE inh (id integer, body text) USING compressx;
+CREATE TABLE inh_child (extra integer) INHERITS (inh) USING compressx;
+SELECT compressx.set_column_codec('inh', 'body', 'lz4');
+INSERT INTO inh_child SELECT i, repeat('inherited ' || i, 30), i FROM generate_series(1, 5) i;
+SELECT methods FROM compressx.column_stats('inh_child') WHERE column_name = 'body';
+SELECT compressx.reset_column_codec('inh');
+SELECT count(*) AS settings_left FROM compressx.column_settings WHERE relid IN ('inh'::regclass, 'inh_child'::regclass);
+DROP TABLE inh CASCADE;
+
+-- another codec retires a column's dictionary: back on zstd, new values
+-- do not use it again until a new one is trained
+CREATE TABLE retire (id integer, doc text) USING compressx;
+INSERT INTO retire SELECT i, json_build_object('id', i, 'kind', 'item', 'note', 'number ' || i)::text
+FROM generate_series(1, 2000) i;
+SELECT compressx.train_dictionary('retire', 'doc', 2048) > 0 AS trained;
+SELECT dictionary IS NOT NULL AS has_dictionary FROM compressx.column_codec_settings('retire') WHERE column_name = 'doc';
+SELECT compressx.set_column_codec('retire', 'doc', 'lz4');
+SELECT compressx.set_column_codec('retire', 'doc', 'zstd');
+SELECT dictionary IS NOT NULL AS has_dictionary FROM compressx.column_codec_settings('retire') WHERE column_name = 'doc';
+DROP TABLE retire;
+
 -- DELETE frees what it reads per row: the executor's memory does not grow
 -- with the number of rows deleted
 CREATE TABLE dl (id integer, body text) USING compressx;

@@ -32,6 +32,7 @@
 #include "access/table.h"
 #include "catalog/catalog.h"
 #include "catalog/namespace.h"
+#include "catalog/partition.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_inherits.h"
 #include "commands/event_trigger.h"
@@ -52,6 +53,7 @@
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
 
+#include "am.h"
 #include "compat.h"
 #include "format.h"
 #include "settings.h"
@@ -337,22 +339,74 @@ cx_resolve_settings(Relation rel, CxColumnSetting *out)
 	cx_resolve_settings_of(rel, settings_relid(rel), out);
 }
 
-void
-cx_resolve_settings_of(Relation rel, Oid relid, CxColumnSetting *out)
+/* The cached settings rows of relid, loaded on first use. */
+static SettingsEntry *
+settings_of(Oid relid)
 {
-	TupleDesc	desc = RelationGetDescr(rel);
 	SettingsEntry *entry = NULL;
-	const CxCodec *defcodec = cx_codec_by_id(cx_default_codec);
 
 	if (settings_cache)
 		entry = hash_search(settings_cache, &relid, HASH_FIND, NULL);
-	if (entry == NULL)
-		entry = load_settings(relid);
+	return entry ? entry : load_settings(relid);
+}
+
+/*
+ * The settings row of column attname in the entry of relid or, for a
+ * partition without one, of the nearest ancestor that has one (a partition
+ * created after set_column_codec on its parent follows the parent), or
+ * NULL.  *from: the relation whose row it is.
+ */
+static CachedSetting *
+find_setting(Oid relid, bool is_partition, const char *attname, Oid *from)
+{
+	for (;;)
+	{
+		SettingsEntry *entry = settings_of(relid);
+
+		for (int j = 0; j < entry->count; j++)
+			if (strcmp(NameStr(entry->items[j].attname), attname) == 0)
+			{
+				*from = relid;
+				return &entry->items[j];
+			}
+		if (!is_partition)
+			return NULL;
+		relid = get_partition_parent(relid, true);
+		is_partition = get_rel_relispartition(relid);
+	}
+}
+
+/*
+ * The resolved settings of a compressx relation, kept in its rd_amcache (one
+ * allocation in CacheMemoryContext; the relcache frees it when the relation
+ * is invalidated, which every change of its settings rows, of its columns'
+ * COMPRESSION, and of its parent's settings through set_column_codec and
+ * reset_column_codec causes).  The GUC defaults it was resolved with are
+ * part of the key: a SET changes them without any invalidation.
+ */
+typedef struct ResolvedSettings
+{
+	Oid			relid;			/* whose settings */
+	int			default_codec;
+	int			default_level;
+	int			min_size;
+	int			natts;
+	CxColumnSetting items[FLEXIBLE_ARRAY_MEMBER];
+} ResolvedSettings;
+
+static void
+resolve_uncached(Relation rel, Oid relid, CxColumnSetting *out)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	const CxCodec *defcodec = cx_codec_by_id(cx_default_codec);
+	bool		is_partition = get_rel_relispartition(relid);
 
 	for (int i = 0; i < desc->natts; i++)
 	{
 		Form_pg_attribute att = TupleDescAttr(desc, i);
 		CxColumnSetting *s = &out[i];
+		CachedSetting *cs;
+		Oid			from;
 
 		s->codec = defcodec;
 		s->level = level_or_default(defcodec, cx_default_level);
@@ -369,22 +423,51 @@ cx_resolve_settings_of(Relation rel, Oid relid, CxColumnSetting *out)
 									  CX_CODEC_PGLZ : CX_CODEC_LZ4);
 			s->level = s->codec->default_level;
 		}
-		for (int j = 0; j < entry->count; j++)
-		{
-			CachedSetting *cs = &entry->items[j];
-
-			if (strcmp(NameStr(cs->attname), NameStr(att->attname)) != 0)
-				continue;
-			s->codec = cx_codec_by_id(cs->codec_id);
-			s->level = level_or_default(s->codec, cs->level);
-			if (cs->min_size >= 0)
-				s->min_size = cs->min_size;
-			if (s->codec->id == CX_CODEC_ZSTD)
-				s->dict_id = cs->dict_id;
-			s->explicit_setting = true;
-			break;
-		}
+		cs = find_setting(relid, is_partition, NameStr(att->attname), &from);
+		if (cs == NULL)
+			continue;
+		s->codec = cx_codec_by_id(cs->codec_id);
+		s->level = level_or_default(s->codec, cs->level);
+		if (cs->min_size >= 0)
+			s->min_size = cs->min_size;
+		/* a dictionary serves the table it was trained on only */
+		if (s->codec->id == CX_CODEC_ZSTD && from == relid)
+			s->dict_id = cs->dict_id;
+		s->explicit_setting = true;
 	}
+}
+
+void
+cx_resolve_settings_of(Relation rel, Oid relid, CxColumnSetting *out)
+{
+	int			natts = RelationGetDescr(rel)->natts;
+	ResolvedSettings *rs = (ResolvedSettings *) rel->rd_amcache;
+	Size		size = offsetof(ResolvedSettings, items) + sizeof(CxColumnSetting) * natts;
+
+	if (!cx_is_compressx_relation(rel))
+	{
+		resolve_uncached(rel, relid, out);
+		return;
+	}
+	if (rs == NULL || rs->relid != relid || rs->natts != natts ||
+		rs->default_codec != cx_default_codec ||
+		rs->default_level != cx_default_level || rs->min_size != cx_min_size)
+	{
+		if (rs)
+		{
+			pfree(rs);
+			rel->rd_amcache = NULL;
+		}
+		rs = MemoryContextAlloc(CacheMemoryContext, size);
+		rs->relid = relid;
+		rs->default_codec = cx_default_codec;
+		rs->default_level = cx_default_level;
+		rs->min_size = cx_min_size;
+		rs->natts = natts;
+		resolve_uncached(rel, relid, rs->items);
+		rel->rd_amcache = rs;
+	}
+	memcpy(out, rs->items, sizeof(CxColumnSetting) * natts);
 }
 
 /*
@@ -467,7 +550,9 @@ cx_store_column_setting(Oid relid, const char *attname, AttrNumber attnum,
 				  "VALUES ($1::pg_catalog.oid::pg_catalog.regclass, $2, $3, $4, $5, $6) "
 				  "ON CONFLICT (relid, attname) DO UPDATE SET attnum = EXCLUDED.attnum, "
 				  "codec = EXCLUDED.codec, level = EXCLUDED.level, "
-				  "min_size = CASE WHEN $7 THEN s.min_size ELSE EXCLUDED.min_size END",
+				  "min_size = CASE WHEN $7 THEN s.min_size ELSE EXCLUDED.min_size END, "
+				  /* another codec retires the dictionary: zstd later does not revive it */
+				  "dict_id = CASE WHEN EXCLUDED.codec = 'zstd' THEN s.dict_id END",
 				  7, types, values, nulls);
 }
 
@@ -562,10 +647,8 @@ compressx_set_column_codec(PG_FUNCTION_ARGS)
 	LockRelationOid(relid, ShareUpdateExclusiveLock);
 	cx_check_settings_target(relid);
 
-	if (get_rel_relkind(relid) == RELKIND_PARTITIONED_TABLE)
-		rels = find_all_inheritors(relid, ShareUpdateExclusiveLock, NULL);
-	else
-		rels = list_make1_oid(relid);
+	/* the table, its partitions and inheritance children */
+	rels = find_all_inheritors(relid, ShareUpdateExclusiveLock, NULL);
 
 	foreach(lc, rels)
 	{
@@ -603,10 +686,8 @@ compressx_reset_column_codec(PG_FUNCTION_ARGS)
 	if (!PG_ARGISNULL(1))
 		(void) cx_check_settings_column(relid, NameStr(*PG_GETARG_NAME(1)));
 
-	if (get_rel_relkind(relid) == RELKIND_PARTITIONED_TABLE)
-		rels = find_all_inheritors(relid, ShareUpdateExclusiveLock, NULL);
-	else
-		rels = list_make1_oid(relid);
+	/* the table, its partitions and inheritance children */
+	rels = find_all_inheritors(relid, ShareUpdateExclusiveLock, NULL);
 
 	foreach(lc, rels)
 	{
