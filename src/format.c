@@ -17,6 +17,7 @@
 #include "access/toast_compression.h"
 #include "access/toast_internals.h"
 #include "fmgr.h"
+#include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/syscache.h"
@@ -131,17 +132,41 @@ fetch_error_callback(void *arg)
 			   fc->attname ? fc->attname : "?", relname ? relname : "?");
 }
 
+/*
+ * The TOAST relation of relid, remembered for the last table asked about
+ * (reads of out-of-line values come table by table) until a relcache
+ * invalidation, instead of a catalog cache lookup per value.
+ */
+static Oid	toast_of_relid = InvalidOid;
+static Oid	toast_of_toastoid = InvalidOid;
+
+static void
+toast_of_invalidate(Datum arg, Oid relid)
+{
+	if (!OidIsValid(relid) || relid == toast_of_relid)
+		toast_of_relid = InvalidOid;
+}
+
 static Oid
 relation_toast_oid(Oid relid)
 {
-	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
-	Oid			toastoid;
+	static bool registered = false;
+	HeapTuple	tup;
 
+	if (relid == toast_of_relid)
+		return toast_of_toastoid;
+	if (!registered)
+	{
+		CacheRegisterRelcacheCallback(toast_of_invalidate, (Datum) 0);
+		registered = true;
+	}
+	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
 	if (!HeapTupleIsValid(tup))
 		return InvalidOid;
-	toastoid = ((Form_pg_class) GETSTRUCT(tup))->reltoastrelid;
+	toast_of_toastoid = ((Form_pg_class) GETSTRUCT(tup))->reltoastrelid;
+	toast_of_relid = relid;
 	ReleaseSysCache(tup);
-	return toastoid;
+	return toast_of_toastoid;
 }
 
 struct varlena *

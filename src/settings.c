@@ -787,8 +787,14 @@ compressx_settings_changed(PG_FUNCTION_ARGS)
 Datum
 compressx_on_ddl_end(PG_FUNCTION_ARGS)
 {
+	EventTriggerData *trigdata = (EventTriggerData *) fcinfo->context;
+
 	if (!CALLED_AS_EVENT_TRIGGER(fcinfo))
 		elog(ERROR, "compressx_on_ddl_end: not called by event trigger manager");
+	/* only a column rename changes what the settings rows must name */
+	if (!IsA(trigdata->parsetree, RenameStmt) ||
+		((RenameStmt *) trigdata->parsetree)->renameType != OBJECT_COLUMN)
+		PG_RETURN_VOID();
 	cx_settings_exec("UPDATE compressx.column_settings s SET attname = a.attname "
 				  "FROM pg_catalog.pg_attribute a "
 				  "WHERE a.attrelid = s.relid AND a.attnum = s.attnum "
