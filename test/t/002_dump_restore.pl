@@ -99,5 +99,29 @@ foreach my $f (@formats)
         'zstd/12', "$label: rename after restore follows the column");
 }
 
+# Restore into a database that already holds a dictionary with the same
+# id: the restored dictionary row collides (pg_restore reports the error),
+# and the restored table's setting then names the other table's dictionary.
+# compressx refuses to use a dictionary that is not the table's own, so the
+# restored rows are stored without one and stay readable when the other
+# table and its dictionary are dropped (they were lost before 0.2.0).
+$node->safe_psql('postgres', 'CREATE DATABASE da');
+$node->safe_psql('da', 'CREATE EXTENSION compressx;' . cx_dict_table_sql('a'));
+$node->safe_psql('postgres', 'CREATE DATABASE db');
+$node->safe_psql('db', 'CREATE EXTENSION compressx;' . cx_dict_table_sql('b'));
+my $a_data = $node->safe_psql('da', cx_state_sql('a'));
+$node->command_ok([ 'pg_dump', '-Fc', '-f', "$tmp/da.custom", '-d', $node->connstr('da') ], 'pg_dump da');
+my $restore_ok = PostgreSQL::Test::Utils::run_log(
+    [ 'pg_restore', '-d', $node->connstr('db'), "$tmp/da.custom" ]);
+ok(!$restore_ok, 'pg_restore into a database holding dictionary 1 reports the collision');
+is($node->safe_psql('db', q{SELECT string_agg(relid::text, ',') FROM compressx.dictionaries WHERE dict_id = 1}),
+   'b', 'dictionary 1 stays b\'s');
+is($node->safe_psql('db', cx_state_sql('a')), $a_data, 'restored rows of a read back');
+$node->safe_psql('db', 'DROP TABLE b');
+is($node->safe_psql('db', cx_state_sql('a')), $a_data,
+   'rows of a stay readable after b and its dictionary are dropped');
+$node->safe_psql('db', 'VACUUM FULL a');
+is($node->safe_psql('db', cx_state_sql('a')), $a_data, 'and after a rewrite');
+
 $node->stop;
 done_testing();
