@@ -103,6 +103,7 @@ typedef struct LeafState
 	int64		needs_rewrite;	/* values whose method is not the target */
 	int64		rewritten;		/* values re-encoded so far (progress) */
 	bool		force;			/* compressx with a level or a dictionary: rewrite every value */
+	bool		rewritten_table;	/* size_visitor: reading the rewritten table */
 	CxColumnSetting *settings;	/* compressx leaves: settings after the change */
 } LeafState;
 
@@ -148,11 +149,14 @@ value_needs_rewrite(const CxStoredValue *sv, CxStoredMethod target)
 }
 
 /*
- * Pre-check visitor: count values needing a new method, and sum the sizes
- * of every value (the figures reported when no rewrite is needed).
+ * Visitor of the stored target values.  Before the rewrite (st->rewritten_table
+ * false): count values needing a new method and sum their sizes (the
+ * figures reported when no rewrite is needed).  After it: sum the sizes as
+ * they are on disk (heap's toaster may still have compressed or moved
+ * values after the reform callbacks ran).
  */
 static void
-precheck_visitor(HeapTuple tuple, void *arg)
+size_visitor(HeapTuple tuple, void *arg)
 {
 	LeafState  *st = (LeafState *) arg;
 
@@ -165,42 +169,24 @@ precheck_visitor(HeapTuple tuple, void *arg)
 		if (tc == NULL || st->isnull[i])
 			continue;
 		cx_inspect_datum(st->values[i], &sv);
+		if (st->rewritten_table)
+		{
+			tc->bytes_after += sv.stored_bytes;
+			continue;
+		}
 		if (st->force || value_needs_rewrite(&sv, tc->target))
 			st->needs_rewrite++;
 		tc->bytes_before += sv.stored_bytes;
 	}
 }
 
-/*
- * Visitor of the table once rewritten: stored sizes as they are on disk
- * (heap's toaster may still have compressed or moved values after the
- * reform callbacks ran).
- */
+/* Visit rel's rows visible as of now with size_visitor. */
 static void
-after_visitor(HeapTuple tuple, void *arg)
-{
-	LeafState  *st = (LeafState *) arg;
-
-	heap_deform_tuple(tuple, st->tupdesc, st->values, st->isnull);
-	for (int i = 0; i < st->tupdesc->natts; i++)
-	{
-		TargetColumn *tc = st->byattno[i];
-		CxStoredValue sv;
-
-		if (tc == NULL || st->isnull[i])
-			continue;
-		cx_inspect_datum(st->values[i], &sv);
-		tc->bytes_after += sv.stored_bytes;
-	}
-}
-
-/* Sum the stored sizes of rel's visible rows with visitor, as of now. */
-static void
-visit_as_of_now(Relation rel, CxTupleVisitor visitor, LeafState *st)
+visit_as_of_now(Relation rel, LeafState *st)
 {
 	Snapshot	snap = RegisterSnapshot(GetLatestSnapshot());
 
-	cx_visit_tuples(rel, snap, -1, visitor, st);
+	cx_visit_tuples(rel, snap, -1, size_visitor, st);
 	UnregisterSnapshot(snap);
 }
 
@@ -423,7 +409,7 @@ recompress_leaf(Oid relid, TargetColumn *targets, int ntargets, int leafno,
 	before_leaf = palloc(sizeof(int64) * Max(ntargets, 1));
 	for (int t = 0; t < ntargets; t++)
 		before_leaf[t] = targets[t].bytes_before;
-	visit_as_of_now(rel, precheck_visitor, &st);
+	visit_as_of_now(rel, &st);
 	if (st.needs_rewrite == 0)
 	{
 		/* nothing changes: this leaf's stored sizes stay */
@@ -493,7 +479,8 @@ recompress_leaf(Oid relid, TargetColumn *targets, int ntargets, int leafno,
 
 	/* the sizes the rewritten table stores */
 	rel = table_open(relid, NoLock);
-	visit_as_of_now(rel, after_visitor, &st);
+	st.rewritten_table = true;
+	visit_as_of_now(rel, &st);
 	table_close(rel, NoLock);
 
 	pgstat_progress_end_command();

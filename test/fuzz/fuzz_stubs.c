@@ -16,6 +16,7 @@
 #include "fmgr.h"
 #include "funcapi.h"
 #include "utils/builtins.h"
+#include "utils/inval.h"
 #include "utils/memutils.h"
 #include "utils/tuplestore.h"
 
@@ -191,6 +192,12 @@ SearchSysCache1(int cacheId, Datum key1)
 
 void
 ReleaseSysCache(HeapTuple tuple)
+{
+}
+
+/* format.c remembers a table's TOAST relation until an invalidation */
+void
+CacheRegisterRelcacheCallback(RelcacheCallbackFunction func, Datum arg)
 {
 }
 
