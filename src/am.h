@@ -31,6 +31,8 @@ extern HeapTuple cx_encode_row(Relation rel, const CxColumnSetting *settings,
 							   Datum *values, bool *isnull, HeapTuple oldtup,
 							   const Datum *old_stored, const bool *old_nulls,
 							   int options, List **created_refs);
+/* A palloc'd copy of the stored tuple at tid (any visibility), or NULL. */
+extern HeapTuple cx_fetch_stored_tuple(Relation rel, ItemPointer tid);
 extern void cx_delete_refs(Relation rel, HeapTuple tuple, HeapTuple keep,
 						   bool is_speculative);
 extern void cx_tuple_insert(Relation rel, TupleTableSlot *slot, CommandId cid,

@@ -94,7 +94,7 @@ move_out_of_line(Relation rel, Datum *vals, int i, const Datum *old_stored,
  * rewrite does.
  */
 static bool
-keep_core_external(struct varlena *v, const CxColumnSetting *s)
+keep_core_external(struct varlena *v, const CxColumnSetting *s, char attstorage)
 {
 	struct varatt_external ptr;
 
@@ -102,7 +102,7 @@ keep_core_external(struct varlena *v, const CxColumnSetting *s)
 		return false;
 	VARATT_EXTERNAL_GET_POINTER(ptr, v);
 	if (!VARATT_EXTERNAL_IS_COMPRESSED(ptr))
-		return s->codec->id == CX_CODEC_NONE;
+		return s->codec->id == CX_CODEC_NONE || attstorage == TYPSTORAGE_EXTERNAL;
 	switch (VARATT_EXTERNAL_GET_COMPRESS_METHOD(ptr))
 	{
 		case TOAST_PGLZ_COMPRESSION_ID:
@@ -179,7 +179,7 @@ cx_encode_row(Relation rel, const CxColumnSetting *settings,
 			}
 		}
 
-		if (old_stored && keep_core_external(v, s))
+		if (old_stored && keep_core_external(v, s, att->attstorage))
 			continue;
 
 		plain = cx_plain_value(v, RelationGetRelid(rel), NameStr(att->attname));
@@ -334,11 +334,8 @@ begin_encode(MemoryContext *cxt)
 	return MemoryContextSwitchTo(encode_cxt);
 }
 
-/*
- * A palloc'd copy of the stored tuple at tid (any visibility), or NULL.
- */
-static HeapTuple
-fetch_stored_tuple(Relation rel, ItemPointer tid)
+HeapTuple
+cx_fetch_stored_tuple(Relation rel, ItemPointer tid)
 {
 	HeapTupleData tuple;
 	Buffer		buf = InvalidBuffer;
@@ -409,7 +406,7 @@ cx_tuple_complete_speculative(Relation rel, TupleTableSlot *slot,
 	{
 		MemoryContext cxt;
 		MemoryContext oldcxt = begin_encode(&cxt);
-		HeapTuple	stored = fetch_stored_tuple(rel, &slot->tts_tid);
+		HeapTuple	stored = cx_fetch_stored_tuple(rel, &slot->tts_tid);
 
 		if (stored)
 			cx_delete_refs(rel, stored, NULL, true);
@@ -470,7 +467,7 @@ cx_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
 		/* in the encode context: the executor's context lives per statement */
 		MemoryContext cxt;
 		MemoryContext oldcxt = begin_encode(&cxt);
-		HeapTuple	stored = fetch_stored_tuple(rel, tid);
+		HeapTuple	stored = cx_fetch_stored_tuple(rel, tid);
 
 		if (stored)
 			cx_delete_refs(rel, stored, NULL, false);
@@ -488,7 +485,7 @@ cx_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 {
 	MemoryContext cxt;
 	MemoryContext oldcxt = begin_encode(&cxt);
-	HeapTuple	oldtup = fetch_stored_tuple(rel, otid);
+	HeapTuple	oldtup = cx_fetch_stored_tuple(rel, otid);
 	List	   *created = NIL;
 	HeapTuple	newtup = encode_slot(rel, slot, oldtup, 0, &created);
 	TM_Result	result;

@@ -31,6 +31,7 @@
 #include "utils/memutils.h"
 #include "utils/tuplesort.h"
 
+#include "am.h"
 #include "compat.h"
 #include "compressx.h"
 #include "rewrite.h"
@@ -113,26 +114,18 @@ write_tuple(RewriteState rwstate, Relation NewHeap, HeapTuple old,
 	rewrite_heap_tuple(rwstate, old, copied);
 }
 
-/*
- * The stored version of a sorted (decoded) tuple, by its ctid: a palloc'd
- * copy, in the current memory context.
- */
+/* The stored version of a sorted (decoded) tuple, by its ctid. */
 static HeapTuple
 refetch_stored(Relation rel, HeapTuple decoded)
 {
-	HeapTupleData tuple;
-	Buffer		buf = InvalidBuffer;
-	HeapTuple	copy;
+	HeapTuple	stored = cx_fetch_stored_tuple(rel, &decoded->t_self);
 
-	tuple.t_self = decoded->t_self;
-	if (!heap_fetch(rel, SnapshotAny, &tuple, &buf, true))
+	if (stored == NULL)
 		elog(ERROR, "could not refetch tuple (%u,%u) of relation \"%s\"",
 			 ItemPointerGetBlockNumber(&decoded->t_self),
 			 ItemPointerGetOffsetNumber(&decoded->t_self),
 			 RelationGetRelationName(rel));
-	copy = heap_copytuple(&tuple);
-	ReleaseBuffer(buf);
-	return copy;
+	return stored;
 }
 
 void
