@@ -1,21 +1,24 @@
 # compressx: PGXS build.  `make && make install`; tests: test/run_tests.sh
 MODULE_big = compressx
+# layers, bottom up; each uses only those below it (see src/compressx.c)
 OBJS = \
-	src/advise.o \
-	src/am.o \
-	src/am_index.o \
-	src/am_write.o \
-	src/codec.o \
-	src/compressx.o \
-	src/dict.o \
-	src/format.o \
-	src/frame.o \
-	src/inspect.o \
-	src/recompress.o \
-	src/rewrite.o \
-	src/settings.o \
-	src/slot.o \
-	src/verify.o
+	src/storage/codec.o \
+	src/storage/format.o \
+	src/catalog/relation.o \
+	src/catalog/settings.o \
+	src/catalog/dict.o \
+	src/am/am.o \
+	src/am/am_index.o \
+	src/am/am_write.o \
+	src/am/rewrite.o \
+	src/am/slot.o \
+	src/sql/advise.o \
+	src/sql/dict_train.o \
+	src/sql/frame.o \
+	src/sql/inspect.o \
+	src/sql/recompress.o \
+	src/sql/verify.o \
+	src/compressx.o
 
 EXTENSION = compressx
 DATA = sql/compressx--0.1.0.sql sql/compressx--0.1.0--0.2.0.sql

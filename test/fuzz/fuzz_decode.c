@@ -18,8 +18,9 @@
 
 #include "fmgr.h"
 
-#include "codec.h"
-#include "format.h"
+#include "catalog/dict.h"
+#include "storage/codec.h"
+#include "storage/format.h"
 #include "fuzz_stubs.h"
 
 extern Datum compressx_decompress(PG_FUNCTION_ARGS);
@@ -111,6 +112,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size < 1)
 		return 0;
+	cx_set_ddict_lookup(cx_dict_ddict);		/* the stubs' dictionary 1 */
 	if (sigsetjmp(fuzz_jmp, 0) == 0)
 		run_target(data[0] % T_COUNT, data + 1, size - 1);
 	fuzz_external_body = NULL;
@@ -182,7 +184,8 @@ main(int argc, char **argv)
 
 				SET_VARSIZE(plain, VARHDRSZ + rawlen);
 				memcpy(VARDATA(plain), text, rawlen);
-				enc = cx_encode(plain, codec, codec->default_level, 1);
+				enc = cx_encode(plain, codec, codec->default_level, 1,
+								cx_dict_cdict(1, codec->default_level));
 				if (enc == NULL || !(((char *) enc)[VARHDRSZ_COMPRESSED + 2] & CX_FLAG_DICT))
 				{
 					fprintf(stderr, "no dictionary seed\n");

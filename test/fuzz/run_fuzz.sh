@@ -22,7 +22,7 @@ pgc=$PGBIN/pg_config
 libdir=$($pgc --pkglibdir)   # static libpgcommon/libpgport: /usr/lib/postgresql/NN/lib on Debian
 build=$(mktemp -d "${TMPDIR:-/tmp}/compressx-fuzz.XXXXXX")
 trap 'rm -rf "$build"' EXIT
-srcs="$here/fuzz_decode.c $here/fuzz_stubs.c $cx_root/src/codec.c $cx_root/src/frame.c $cx_root/src/format.c"
+srcs="$here/fuzz_decode.c $here/fuzz_stubs.c $cx_root/src/storage/codec.c $cx_root/src/sql/frame.c $cx_root/src/storage/format.c"
 flags="-g -O1 -Wno-ignored-attributes -I$cx_root/src -I$here -I$($pgc --includedir-server) -I$($pgc --includedir)/internal"
 libs="$libdir/libpgcommon.a $libdir/libpgport.a -llz4 -lzstd"
 

@@ -8,7 +8,8 @@
 #ifndef COMPRESSX_DICT_H
 #define COMPRESSX_DICT_H
 
-#include "nodes/pg_list.h"
+/* Make decoding find dictionaries here (storage/format.h). */
+extern void cx_dict_init(void);
 
 /*
  * The digested dictionary dict_id for decompressing (a ZSTD_DDict), or NULL
@@ -23,14 +24,6 @@ extern const void *cx_dict_ddict(int32 dict_id);
  * compressed without one).
  */
 extern const void *cx_dict_cdict(int32 dict_id, int level);
-
-/*
- * Train a dictionary of at most dict_size bytes on plain values (a List of
- * varlenas; each one's first 128 kB, 64 MB in all).  Returns it as a bytea,
- * or NULL with *error set when zstd cannot train one on these values.
- */
-extern bytea *cx_dict_train(List *plain_values, int32 dict_size,
-							int32 *nsamples, int64 *nbytes, const char **error);
 
 /* A digested dict for compressing at level, or for decompressing; NULL on failure. */
 extern void *cx_dict_digest(const bytea *dict, int level, bool for_compress);

@@ -29,7 +29,7 @@
 #include "utils/builtins.h"
 #include "utils/memutils.h"
 
-#include "codec.h"
+#include "storage/codec.h"
 #include "compat.h"
 
 #define CX_FRAME_MAGIC0		'C'

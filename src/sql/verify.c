@@ -41,9 +41,9 @@
 #include "utils/resowner.h"
 #include "utils/snapmgr.h"
 
-#include "format.h"
-#include "inspect.h"
-#include "slot.h"
+#include "storage/format.h"
+#include "sql/inspect.h"
+#include "am/slot.h"
 
 PG_FUNCTION_INFO_V1(compressx_verify);
 

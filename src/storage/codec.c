@@ -20,7 +20,7 @@
 #include "common/pg_lzcompress.h"
 #include "lib/stringinfo.h"
 
-#include "codec.h"
+#include "storage/codec.h"
 
 /* Indexed by CxCodecId. */
 static const CxCodec cx_codecs[CX_CODEC_COUNT] = {

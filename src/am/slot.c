@@ -51,8 +51,8 @@
 #include "utils/memutils.h"
 
 #include "compat.h"
-#include "format.h"
-#include "slot.h"
+#include "storage/format.h"
+#include "am/slot.h"
 
 typedef struct CxTupleTableSlot
 {

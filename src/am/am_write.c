@@ -35,10 +35,11 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
-#include "am.h"
-#include "format.h"
-#include "rewrite.h"
-#include "slot.h"
+#include "am/am.h"
+#include "catalog/dict.h"
+#include "storage/format.h"
+#include "am/rewrite.h"
+#include "am/slot.h"
 
 /* Decoded size of a stored value, without reading any TOAST data. */
 static int64
@@ -220,7 +221,8 @@ cx_encode_row(Relation rel, const CxColumnSetting *settings,
 			vals[i] = PointerGetDatum(plain);
 			continue;
 		}
-		enc = cx_encode(plain, s->codec, s->level, s->dict_id);
+		enc = cx_encode(plain, s->codec, s->level, s->dict_id,
+						s->dict_id != 0 ? cx_dict_cdict(s->dict_id, s->level) : NULL);
 		vals[i] = PointerGetDatum(enc ? enc : plain);
 	}
 

@@ -53,10 +53,10 @@
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
 
-#include "am.h"
 #include "compat.h"
-#include "format.h"
-#include "settings.h"
+#include "storage/format.h"
+#include "catalog/relation.h"
+#include "catalog/settings.h"
 
 PG_FUNCTION_INFO_V1(compressx_set_column_codec);
 PG_FUNCTION_INFO_V1(compressx_reset_column_codec);
@@ -163,14 +163,6 @@ cx_settings_init(void)
 							&cx_min_size, 64, 0, MaxAllocSize,
 							PGC_USERSET, GUC_UNIT_BYTE, NULL, NULL, NULL);
 	CacheRegisterRelcacheCallback(settings_invalidate, (Datum) 0);
-}
-
-Oid
-cx_extension_table_oid(const char *name)
-{
-	Oid			nsp = get_namespace_oid("compressx", true);
-
-	return OidIsValid(nsp) ? get_relname_relid(name, nsp) : InvalidOid;
 }
 
 /*

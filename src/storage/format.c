@@ -23,8 +23,7 @@
 #include "utils/syscache.h"
 
 #include "compat.h"
-#include "dict.h"
-#include "format.h"
+#include "storage/format.h"
 
 PG_FUNCTION_INFO_V1(compressx_decoded_values);
 
@@ -39,6 +38,15 @@ Datum
 compressx_decoded_values(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_INT64(decoded_values);
+}
+
+/* Where decoding finds dictionaries (cx_set_ddict_lookup). */
+static CxDDictLookup ddict_lookup = NULL;
+
+void
+cx_set_ddict_lookup(CxDDictLookup lookup)
+{
+	ddict_lookup = lookup;
 }
 
 /* va_tcinfo of an own value */
@@ -245,7 +253,7 @@ cx_decode_into(const struct varlena *value, Oid relid, const char *attname,
 		if (bodylen < hdr)
 			report_corrupt(relid, attname, "The stored value is shorter than its header.");
 		memcpy(&dict_id, body + 3, sizeof(int32));
-		ddict = cx_dict_ddict(dict_id);
+		ddict = ddict_lookup ? ddict_lookup(dict_id) : NULL;
 		if (ddict == NULL)
 			report_corrupt(relid, attname,
 						   psprintf("The value names zstd dictionary %d, which does not exist.",
@@ -283,7 +291,7 @@ cx_plain_value(struct varlena *value, Oid relid, const char *attname)
 
 struct varlena *
 cx_encode(const struct varlena *plain, const CxCodec *codec, int level,
-		  int32 dict_id)
+		  int32 dict_id, const void *cdict)
 {
 	int32		rawlen = VARSIZE_ANY_EXHDR(plain);
 	const char *raw = VARDATA_ANY(plain);
@@ -322,7 +330,6 @@ cx_encode(const struct varlena *plain, const CxCodec *codec, int level,
 
 		case CX_CODEC_ZSTD:
 			{
-				const void *cdict = dict_id != 0 ? cx_dict_cdict(dict_id, level) : NULL;
 				int32		hdrsz = cdict ? CX_DICT_HDRSZ : CX_INLINE_HDRSZ;
 				int32		cap = cx_codec_bound(codec, rawlen);
 				struct varlena *out = palloc(hdrsz + cap);

@@ -16,6 +16,7 @@
  */
 #include "postgres.h"
 
+#include <limits.h>
 #include <math.h>
 
 #include "access/detoast.h"
@@ -33,18 +34,53 @@
 #include "storage/bufmgr.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/sampling.h"
 #include "utils/snapmgr.h"
 
-#include "am.h"
+#include "catalog/relation.h"
 #include "compat.h"
-#include "compressx.h"
-#include "format.h"
-#include "inspect.h"
+#include "storage/format.h"
+#include "sql/inspect.h"
 
 PG_FUNCTION_INFO_V1(compressx_stored_summary);
+PG_FUNCTION_INFO_V1(compressx_ratio_sample_rows);
+
+/* GUCs */
+static int	cx_ratio_sample_rows = 3000;
+static int	cx_sample_memory_kb = 256 * 1024;
+
+void
+cx_inspect_init(void)
+{
+	DefineCustomIntVariable("compressx.ratio_sample_rows",
+							"Rows sampled per table by the compressx ratio views.",
+							"The views read blocks holding about this many rows of each table; "
+							"compressx.column_stats() with sample_rows NULL reads every row.",
+							&cx_ratio_sample_rows,
+							3000, 1, INT_MAX,
+							PGC_USERSET, 0,
+							NULL, NULL, NULL);
+	DefineCustomIntVariable("compressx.sample_memory",
+							"Memory a sample of rows may take in compressx.advise() and compressx.train_dictionary().",
+							"A sample that needs more stops with an error: ask for fewer rows or raise this setting.",
+							&cx_sample_memory_kb,
+							256 * 1024, 1024, MAX_KILOBYTES,
+							PGC_USERSET, GUC_UNIT_KB,
+							NULL, NULL, NULL);
+}
+
+/*
+ * compressx.ratio_sample_rows(): the GUC's value, callable from the views
+ * before the library has been loaded in this backend.
+ */
+Datum
+compressx_ratio_sample_rows(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_INT32(cx_ratio_sample_rows);
+}
 
 static const char *const stored_method_names[CX_STORED_METHOD_COUNT] = {
 	"none", "pglz", "lz4", "zstd", "other"

@@ -43,4 +43,7 @@ extern void cx_rewrite_copy(Relation OldHeap, Relation NewHeap,
 							double *num_tuples, double *tups_vacuumed,
 							double *tups_recently_dead);
 
+/* Register the GUC compressx.debug_rewrite_delay. */
+extern void cx_rewrite_init(void);
+
 #endif							/* COMPRESSX_REWRITE_H */

@@ -36,7 +36,7 @@
 #include "access/tupdesc.h"
 #include "utils/rel.h"
 
-#include "codec.h"
+#include "storage/codec.h"
 #include "compat.h"
 
 #define CX_FORMAT_VERSION		1
@@ -91,12 +91,21 @@ extern struct varlena *cx_plain_value(struct varlena *value, Oid relid,
 /*
  * Encode a plain value with codec/level.  Returns the stored form, or NULL
  * when the value should be stored as it is (the codec does not shrink it).
- * pglz and lz4 produce core's format, zstd compressx's inline format, with
- * dictionary dict_id when it is not 0.
+ * pglz and lz4 produce core's format, zstd compressx's inline format; with
+ * cdict (a digested dictionary for level, found by the caller) the value
+ * is compressed with it and names dict_id.
  */
 extern struct varlena *cx_encode(const struct varlena *plain,
 								 const CxCodec *codec, int level,
-								 int32 dict_id);
+								 int32 dict_id, const void *cdict);
+
+/*
+ * Decoding a value that names a dictionary asks lookup for the digested
+ * dictionary (NULL: it does not exist).  The layer that keeps dictionaries
+ * sets it once (catalog/dict.c); none set: no dictionary exists.
+ */
+typedef const void *(*CxDDictLookup) (int32 dict_id);
+extern void cx_set_ddict_lookup(CxDDictLookup lookup);
 
 /*
  * Move an inline own value out of line: save its body as an uncompressed

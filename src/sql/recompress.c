@@ -68,11 +68,11 @@
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
 
-#include "codec.h"
+#include "storage/codec.h"
 #include "compat.h"
-#include "am.h"
-#include "inspect.h"
-#include "rewrite.h"
+#include "am/am.h"
+#include "sql/inspect.h"
+#include "am/rewrite.h"
 
 PG_FUNCTION_INFO_V1(compressx_recompress_table);
 

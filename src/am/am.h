@@ -12,12 +12,12 @@
 #include "utils/rel.h"
 
 #include "compat.h"
-#include "settings.h"
+#include "catalog/relation.h"
+#include "catalog/settings.h"
 
 /* heap's routine, which compressx wraps */
 extern const TableAmRoutine *cx_heap;
 
-extern bool cx_is_compressx_relation(Relation rel);
 
 /* am_write.c */
 /*

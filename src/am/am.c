@@ -21,8 +21,9 @@
 #include "fmgr.h"
 #include "storage/bufmgr.h"
 
-#include "am.h"
-#include "slot.h"
+#include "am/am.h"
+#include "catalog/relation.h"
+#include "am/slot.h"
 
 PG_FUNCTION_INFO_V1(compressx_tableam_handler);
 
@@ -33,12 +34,6 @@ static const TupleTableSlotOps *
 cx_slot_callbacks(Relation rel)
 {
 	return &TTSOpsCompressx;
-}
-
-bool
-cx_is_compressx_relation(Relation rel)
-{
-	return rel->rd_tableam == &cx_routine;
 }
 
 static bool
@@ -200,6 +195,7 @@ compressx_tableam_handler(PG_FUNCTION_ARGS)
 		cx_routine.index_validate_scan = cx_index_validate_scan;
 		cx_routine.relation_copy_for_cluster = cx_relation_copy_for_cluster;
 		cx_routine.relation_toast_am = cx_relation_toast_am;
+		cx_am_routine = &cx_routine;
 	}
 	PG_RETURN_POINTER(&cx_routine);
 }

@@ -32,11 +32,12 @@
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
 
-#include "codec.h"
+#include "storage/codec.h"
 #include "compat.h"
-#include "dict.h"
-#include "format.h"
-#include "inspect.h"
+#include "catalog/dict.h"
+#include "sql/dict_train.h"
+#include "storage/format.h"
+#include "sql/inspect.h"
 
 PG_FUNCTION_INFO_V1(compressx_advise);
 

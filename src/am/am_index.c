@@ -30,8 +30,8 @@
 #include "utils/snapmgr.h"
 #include "utils/tuplesort.h"
 
-#include "am.h"
-#include "slot.h"
+#include "am/am.h"
+#include "am/slot.h"
 
 /* Blocks a (possibly synchronized or parallel) heap scan has passed. */
 static BlockNumber

@@ -28,14 +28,29 @@
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "storage/bufmgr.h"
+#include "utils/guc.h"
 #include "utils/memutils.h"
 #include "utils/tuplesort.h"
 
-#include "am.h"
+#include "am/am.h"
 #include "compat.h"
-#include "compressx.h"
-#include "rewrite.h"
-#include "slot.h"
+#include "am/rewrite.h"
+#include "am/slot.h"
+
+/* GUC compressx.debug_rewrite_delay: test aid, sleep per 64 tuples copied */
+static int	cx_debug_rewrite_delay_ms = 0;
+
+void
+cx_rewrite_init(void)
+{
+	DefineCustomIntVariable("compressx.debug_rewrite_delay",
+							"Sleeps this long after every 64 tuples a rewrite copies (testing aid).",
+							"Used by compressx's crash tests to stop the server mid-rewrite.",
+							&cx_debug_rewrite_delay_ms,
+							0, 0, 60000,
+							PGC_SUSET, GUC_UNIT_MS | GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL,
+							NULL, NULL, NULL);
+}
 
 /*
  * The stored tuple and buffer behind a slot filled by a scan: compressx

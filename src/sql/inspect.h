@@ -68,4 +68,7 @@ extern Relation cx_open_readable_table(Oid relid, List **leaves);
 /* Error unless rel is a table stored by heap or compressx, or partitioned. */
 extern void cx_check_table_relkind(Relation rel);
 
+/* Register the GUCs compressx.ratio_sample_rows and sample_memory. */
+extern void cx_inspect_init(void);
+
 #endif							/* COMPRESSX_INSPECT_H */

@@ -11,7 +11,7 @@
 #include "utils/guc.h"
 #include "utils/rel.h"
 
-#include "codec.h"
+#include "storage/codec.h"
 
 typedef struct CxColumnSetting
 {
@@ -28,9 +28,6 @@ extern int	cx_default_level;
 extern int	cx_min_size;
 extern int	cx_inline_max;
 extern const struct config_enum_entry cx_codec_options[];
-
-/* The table compressx.<name> of the extension, or InvalidOid. */
-extern Oid	cx_extension_table_oid(const char *name);
 
 /*
  * Fill out[0..natts-1] with the settings of every attribute of rel, GUC

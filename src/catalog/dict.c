@@ -1,0 +1,266 @@
+/*-------------------------------------------------------------------------
+ *
+ * dict.c
+ *	  zstd dictionaries: the per-backend cache of digested dictionaries
+ *	  (training is sql/dict_train.c's).
+ *
+ * Small values (a few hundred bytes of JSON, say) compress poorly and
+ * slowly one by one: each zstd frame starts with an empty history and
+ * carries its own entropy tables.  A dictionary trained on a sample of a
+ * column supplies both, so such values shrink far more and both directions
+ * run faster (figures in README's Performance section).
+ *
+ * A dictionary is a row of compressx.dictionaries, named by dict_id in
+ * every value compressed with it (format.h).  Rows never change and stay
+ * until their table is dropped (the sql_drop event trigger deletes them), so
+ * a backend caches a digested dictionary for its life.  The cache is
+ * dropped when the dictionaries table itself is (DROP EXTENSION), since a
+ * new one numbers its dictionaries from 1 again.
+ *
+ * Reads use SnapshotSelf: committed rows and this transaction's own, and no
+ * snapshot to take (decoding runs in parallel workers too).  A value can
+ * only be visible once the dictionary row it names is committed, since the
+ * row is inserted before any value uses it.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <zdict.h>
+#include <zstd.h>
+
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_type.h"
+#include "fmgr.h"
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "storage/lmgr.h"
+#include "utils/builtins.h"
+#include "utils/fmgroids.h"
+#include "utils/hsearch.h"
+#include "utils/inval.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+
+#include "catalog/dict.h"
+#include "catalog/relation.h"
+#include "storage/format.h"
+#include "catalog/settings.h"
+
+#define Anum_dict_id		1
+#define Anum_dict_dict		4
+
+typedef struct DictEntry
+{
+	int32		dict_id;		/* hash key */
+	bytea	   *dict;			/* the dictionary, for CDicts at any level */
+	ZSTD_DDict *ddict;
+	ZSTD_CDict *cdict;			/* for cdict_level, or NULL */
+	int			cdict_level;
+} DictEntry;
+
+static HTAB *dict_cache = NULL;
+static Oid	dict_cache_table = InvalidOid;	/* the table the cache came from */
+
+static void
+dict_cache_flush(void)
+{
+	HASH_SEQ_STATUS status;
+	DictEntry  *e;
+
+	if (dict_cache == NULL)
+		return;
+	hash_seq_init(&status, dict_cache);
+	while ((e = hash_seq_search(&status)) != NULL)
+	{
+		ZSTD_freeDDict(e->ddict);
+		ZSTD_freeCDict(e->cdict);
+		pfree(e->dict);
+	}
+	hash_destroy(dict_cache);
+	dict_cache = NULL;
+}
+
+/*
+ * Any invalidation of the dictionaries table (dropped with the extension,
+ * or merely vacuumed) empties the cache; entries reload on demand.
+ */
+static void
+dict_relcache_callback(Datum arg, Oid relid)
+{
+	if (OidIsValid(dict_cache_table) &&
+		(relid == dict_cache_table || relid == InvalidOid))
+	{
+		dict_cache_flush();
+		dict_cache_table = InvalidOid;
+	}
+}
+
+static void
+dict_cache_ensure(void)
+{
+	if (dict_cache == NULL)
+	{
+		HASHCTL		ctl;
+
+		ctl.keysize = sizeof(int32);
+		ctl.entrysize = sizeof(DictEntry);
+		ctl.hcxt = TopMemoryContext;
+		dict_cache = hash_create("compressx dictionaries", 16, &ctl,
+								 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	}
+}
+
+/* Read dictionary dict_id into a new cache entry; NULL if there is none. */
+static DictEntry *
+dict_load(int32 dict_id)
+{
+	static bool callback_registered = false;
+	Oid			tableoid = cx_extension_table_oid("dictionaries");
+	Relation	rel;
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tup;
+	DictEntry  *entry = NULL;
+
+	if (!OidIsValid(tableoid))
+		return NULL;
+	if (!callback_registered)
+	{
+		CacheRegisterRelcacheCallback(dict_relcache_callback, (Datum) 0);
+		callback_registered = true;
+	}
+
+	/* opening tables processes invalidations, which may empty the cache */
+	rel = table_open(tableoid, AccessShareLock);
+	ScanKeyInit(&key, Anum_dict_id, BTEqualStrategyNumber, F_INT4EQ,
+				Int32GetDatum(dict_id));
+	scan = systable_beginscan(rel, InvalidOid, false, SnapshotSelf, 1, &key);
+	tup = systable_getnext(scan);
+	if (tup != NULL)
+	{
+		bool		isnull;
+		Datum		d = heap_getattr(tup, Anum_dict_dict, RelationGetDescr(rel), &isnull);
+		bytea	   *dict = NULL;
+		ZSTD_DDict *ddict = NULL;
+		bool		found;
+
+		if (!isnull)
+		{
+			bytea	   *v = DatumGetByteaPP(d);
+
+			dict = MemoryContextAlloc(TopMemoryContext, VARHDRSZ + VARSIZE_ANY_EXHDR(v));
+			SET_VARSIZE(dict, VARHDRSZ + VARSIZE_ANY_EXHDR(v));
+			memcpy(VARDATA(dict), VARDATA_ANY(v), VARSIZE_ANY_EXHDR(v));
+			if ((Pointer) v != DatumGetPointer(d))
+				pfree(v);		/* the detoasted copy */
+			if (VARSIZE(dict) > VARHDRSZ)
+				ddict = cx_dict_digest(dict, 0, false);
+		}
+		if (ddict == NULL)
+		{
+			if (dict)
+				pfree(dict);
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("zstd dictionary %d in compressx.dictionaries is unusable", dict_id)));
+		}
+		/* no catalog access from here to the return: the entry stays */
+		if (tableoid != dict_cache_table)
+		{
+			dict_cache_flush();
+			dict_cache_table = tableoid;
+		}
+		dict_cache_ensure();
+		entry = hash_search(dict_cache, &dict_id, HASH_ENTER, &found);
+		entry->dict = dict;
+		entry->ddict = ddict;
+		entry->cdict = NULL;
+		entry->cdict_level = 0;
+	}
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	/* (closing processes no invalidations) */
+	return entry;
+}
+
+static DictEntry *
+dict_find(int32 dict_id)
+{
+	DictEntry  *e = NULL;
+
+	if (dict_cache != NULL)
+		e = hash_search(dict_cache, &dict_id, HASH_FIND, NULL);
+	return e ? e : dict_load(dict_id);
+}
+
+void
+cx_dict_init(void)
+{
+	cx_set_ddict_lookup(cx_dict_ddict);
+}
+
+const void *
+cx_dict_ddict(int32 dict_id)
+{
+	DictEntry  *e = dict_id > 0 ? dict_find(dict_id) : NULL;
+
+	return e ? e->ddict : NULL;
+}
+
+const void *
+cx_dict_cdict(int32 dict_id, int level)
+{
+	static int32 warned_id = 0;
+	DictEntry  *e = dict_find(dict_id);
+
+	/*
+	 * A setting may name a dictionary not (yet) there: pg_restore -j can load
+	 * the settings and a table's rows before the dictionaries.  Values are
+	 * then compressed without one, which is always safe; VACUUM FULL applies
+	 * the dictionary later.  Warn once per backend and dictionary.
+	 */
+	if (e == NULL)
+	{
+		if (warned_id != dict_id)
+			ereport(WARNING,
+					(errcode(ERRCODE_UNDEFINED_OBJECT),
+					 errmsg("zstd dictionary %d does not exist; compressing without it", dict_id),
+					 errhint("Train a new one with compressx.train_dictionary(), or reset the column with compressx.reset_column_codec().")));
+		warned_id = dict_id;
+		return NULL;
+	}
+	if (e->cdict == NULL || e->cdict_level != level)
+	{
+		ZSTD_freeCDict(e->cdict);
+		e->cdict = cx_dict_digest(e->dict, level, true);
+		if (e->cdict == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_OUT_OF_MEMORY),
+					 errmsg("out of memory"),
+					 errdetail("Could not digest zstd dictionary %d.", dict_id)));
+		e->cdict_level = level;
+	}
+	return e->cdict;
+}
+
+void *
+cx_dict_digest(const bytea *dict, int level, bool for_compress)
+{
+	return for_compress ?
+		(void *) ZSTD_createCDict(VARDATA_ANY(dict), VARSIZE_ANY_EXHDR(dict), level) :
+		(void *) ZSTD_createDDict(VARDATA_ANY(dict), VARSIZE_ANY_EXHDR(dict));
+}
+
+void
+cx_dict_free_digested(void *cdict, void *ddict)
+{
+	ZSTD_freeCDict((ZSTD_CDict *) cdict);
+	ZSTD_freeDDict((ZSTD_DDict *) ddict);
+}

@@ -1,0 +1,32 @@
+/*-------------------------------------------------------------------------
+ *
+ * relation.h
+ *	  Which relations are compressx's: its access method's tables, and its
+ *	  own extension tables.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef COMPRESSX_RELATION_H
+#define COMPRESSX_RELATION_H
+
+#include "access/tableam.h"
+#include "utils/rel.h"
+
+/*
+ * The access method's routine, set by its handler (am/am.c) the first time
+ * the relcache asks for it: until then no relation in this backend can be a
+ * compressx table.
+ */
+extern const TableAmRoutine *cx_am_routine;
+
+/* Whether rel is stored by the compressx access method. */
+static inline bool
+cx_is_compressx_relation(Relation rel)
+{
+	return cx_am_routine != NULL && rel->rd_tableam == cx_am_routine;
+}
+
+/* The table compressx.<name> of the extension, or InvalidOid. */
+extern Oid	cx_extension_table_oid(const char *name);
+
+#endif							/* COMPRESSX_RELATION_H */
