@@ -251,7 +251,16 @@ CREATE TABLE compressx.column_settings (
 COMMENT ON TABLE compressx.column_settings IS
 'per-column codec settings; change them with compressx.set_column_codec() and compressx.reset_column_codec()';
 
-SELECT pg_catalog.pg_extension_config_dump('compressx.column_settings', '');
+-- pg_dump dumps the rows of existing columns of existing tables only: a
+-- row left behind by a drop (made where neither the event trigger nor the
+-- library's hook ran) would name its relation by OID, which the restored
+-- database may give to another table.  pg_dump runs this with an empty
+-- search_path, on the table named compressx.column_settings.
+SELECT pg_catalog.pg_extension_config_dump('compressx.column_settings',
+    'WHERE EXISTS (SELECT FROM pg_catalog.pg_attribute a'
+    ' JOIN pg_catalog.pg_class c ON c.oid = a.attrelid'
+    ' WHERE a.attrelid = column_settings.relid AND a.attname = column_settings.attname'
+    ' AND NOT a.attisdropped AND c.relpersistence <> ''t'')');
 
 -- zstd dictionaries.  Every value compressed with one names its dict_id, so
 -- a row is never changed and stays until its table is dropped; ids are
@@ -276,16 +285,41 @@ SELECT pg_catalog.pg_extension_config_dump('compressx.dictionaries_seq', '');
 
 -- Rows loaded by pg_restore carry the column numbers of the dumped
 -- database: take the number from the column's name, which is what counts.
+-- A row inserted for a relation or column that does not exist is skipped
+-- with a warning rather than failing: pg_restore loads every row of this
+-- table in one COPY, and one such row (in a dump made by a version that
+-- dumped rows of dropped tables) would lose every table's settings.
+-- Temporary tables cannot have settings (their rows could outlive them).
 CREATE FUNCTION compressx.settings_fix_attnum()
 RETURNS trigger
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
+DECLARE
+    persistence "char";
 BEGIN
+    SELECT c.relpersistence INTO persistence FROM pg_class c WHERE c.oid = NEW.relid;
+    IF NOT FOUND AND TG_OP = 'INSERT' THEN
+        RAISE WARNING 'skipping compressx settings of column "%" of relation with OID %, which does not exist',
+                      NEW.attname, NEW.relid::oid
+            USING ERRCODE = 'undefined_table',
+                  DETAIL = 'Such a row is left behind by a table dropped where neither compressx''s event trigger nor its library ran.';
+        RETURN NULL;
+    ELSIF persistence = 't' THEN
+        RAISE EXCEPTION 'temporary table % cannot have compressx column settings', NEW.relid
+            USING ERRCODE = 'feature_not_supported',
+                  DETAIL = 'A temporary table can be dropped without its settings being deleted.';
+    END IF;
     SELECT a.attnum INTO NEW.attnum
     FROM pg_attribute a
     WHERE a.attrelid = NEW.relid AND a.attname = NEW.attname AND NOT a.attisdropped;
-    IF NOT FOUND THEN
+    IF NOT FOUND AND TG_OP = 'INSERT' THEN
+        RAISE WARNING 'skipping compressx settings of column "%" of relation %, which does not exist',
+                      NEW.attname, NEW.relid
+            USING ERRCODE = 'undefined_column',
+                  DETAIL = 'Such a row is left behind by a column dropped or renamed where compressx''s event triggers did not run.';
+        RETURN NULL;
+    ELSIF NOT FOUND THEN
         RAISE EXCEPTION 'column "%" of relation % does not exist', NEW.attname, NEW.relid
             USING ERRCODE = 'undefined_column';
     END IF;
@@ -365,6 +399,10 @@ COMMENT ON FUNCTION compressx.train_dictionary(regclass, name, integer, integer)
 
 -- Settings follow column renames and go with dropped tables and columns.
 -- Any role's DDL fires these; they write the settings table as its owner.
+-- The library's object access hook also deletes settings and dictionaries
+-- of dropped tables and columns, also where event triggers do not run;
+-- on_sql_drop covers backends that had not loaded the library (and so had
+-- no hook) when they dropped something.
 CREATE FUNCTION compressx.on_ddl_end()
 RETURNS event_trigger
 AS 'MODULE_PATHNAME', 'compressx_on_ddl_end'

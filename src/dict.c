@@ -12,7 +12,7 @@
  *
  * A dictionary is a row of compressx.dictionaries, named by dict_id in
  * every value compressed with it (format.h).  Rows never change and stay
- * until their table is dropped (the sql_drop event trigger deletes them), so
+ * until their table is dropped (settings.c deletes them then), so
  * a backend caches a digested dictionary for its life.  The cache is
  * dropped when the dictionaries table itself is (DROP EXTENSION), since a
  * new one numbers its dictionaries from 1 again.
@@ -372,12 +372,6 @@ compressx_train_dictionary(PG_FUNCTION_ARGS)
 						RelationGetRelationName(rel)),
 				 errhint("ALTER TABLE %s SET ACCESS METHOD compressx",
 						 quote_identifier(RelationGetRelationName(rel)))));
-	if (rel->rd_rel->relpersistence == RELPERSISTENCE_TEMP)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("cannot train a dictionary for temporary table \"%s\"",
-						RelationGetRelationName(rel)),
-				 errdetail("A temporary table dropped at session end would leave its dictionary behind.")));
 	attnum = cx_check_settings_column(relid, column);
 	settings = palloc(sizeof(CxColumnSetting) * RelationGetDescr(rel)->natts);
 	cx_resolve_settings(rel, settings);
