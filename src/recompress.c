@@ -634,6 +634,7 @@ compressx_recompress_table(PG_FUNCTION_ARGS)
 
 	/* Step 1: ownership before locking, then lock and look again. */
 	check_owner(relid);
+	cx_check_not_own_table(relid);
 	rel = try_relation_open(relid, AccessExclusiveLock);
 	if (rel == NULL)
 		ereport(ERROR,

@@ -430,9 +430,30 @@ cx_store_column_setting(Oid relid, const char *attname, AttrNumber attnum,
 }
 
 /*
+ * Errors if relid is one of compressx's own tables (column_settings,
+ * dictionaries: the tables of the extension).  compressx reads them while
+ * it encodes and decodes values, so codecs, dictionaries and rewrites of
+ * its own are not for them.
+ */
+void
+cx_check_not_own_table(Oid relid)
+{
+	Oid			extoid = get_extension_oid("compressx", true);
+
+	if (OidIsValid(extoid) &&
+		getExtensionOfObject(RelationRelationId, relid) == extoid)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot change the compression of compressx's own table \"%s.%s\"",
+						get_namespace_name(get_rel_namespace(relid)),
+						get_rel_name(relid)),
+				 errdetail("compressx reads its tables column_settings and dictionaries while it encodes and decodes values, so they stay heap tables compressed by PostgreSQL alone.")));
+}
+
+/*
  * Check rel is a table the current user owns that may have settings (not
- * a system catalog, not temporary) and return its relkind.  Takes no lock:
- * callers check, lock, and check again.
+ * a system catalog, not one of compressx's own tables, not temporary) and
+ * return its relkind.  Takes no lock: callers check, lock, and check again.
  */
 char
 cx_check_settings_target(Oid relid)
@@ -449,6 +470,7 @@ cx_check_settings_target(Oid relid)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("\"%s\" is not a table or materialized view", name)));
+	cx_check_not_own_table(relid);
 	if (!cx_relation_ownercheck(relid, GetUserId()))
 		aclcheck_error(ACLCHECK_NOT_OWNER, get_relkind_objtype(relkind), name);
 	if (IsCatalogRelationOid(relid))
@@ -561,6 +583,8 @@ compressx_reset_column_codec(PG_FUNCTION_ARGS)
 	relid = PG_GETARG_OID(0);
 	cx_check_settings_target(relid);
 	LockRelationOid(relid, ShareUpdateExclusiveLock);
+	/* dropped, or given to another owner, while we waited? */
+	cx_check_settings_target(relid);
 	if (!PG_ARGISNULL(1))
 		(void) cx_check_settings_column(relid, NameStr(*PG_GETARG_NAME(1)));
 
@@ -588,10 +612,41 @@ compressx_reset_column_codec(PG_FUNCTION_ARGS)
 }
 
 /*
+ * Errors unless the current user owns relid or may SELECT from it; returns
+ * false if relid does not exist.  Takes no lock.
+ */
+static bool
+check_settings_readable(Oid relid)
+{
+	bool		missing = false;
+	AclResult	aclresult = pg_class_aclcheck_ext(relid, GetUserId(), ACL_SELECT,
+												  &missing);
+
+	if (missing)
+		return false;
+	if (aclresult != ACLCHECK_OK && !cx_relation_ownercheck(relid, GetUserId()))
+	{
+		char	   *name = get_rel_name(relid);
+
+		if (name == NULL)
+			return false;		/* dropped meanwhile */
+		aclcheck_error(aclresult, get_relkind_objtype(get_rel_relkind(relid)), name);
+	}
+	return true;
+}
+
+/*
  * compressx.column_codec_settings(rel regclass)
  *	  RETURNS TABLE (column_name name, codec text, level int, min_size int,
- *					 explicit boolean)
- *	  The settings in effect for every variable-length column of rel.
+ *					 explicit boolean, dictionary int)
+ *	  The settings in effect for every variable-length column of rel, for
+ *	  its owner or a role that may SELECT from it; no rows for a relation
+ *	  that does not exist (the view column_codecs may name one that was
+ *	  dropped since its scan of pg_class).
+ *
+ * Privileges are checked before the AccessShareLock is taken, so a role
+ * without them neither waits behind nor blocks other sessions' locks, and
+ * again once it is held: a GRANT may have been revoked meanwhile.
  */
 Datum
 compressx_column_codec_settings(PG_FUNCTION_ARGS)
@@ -603,9 +658,16 @@ compressx_column_codec_settings(PG_FUNCTION_ARGS)
 	TupleDesc	desc;
 
 	InitMaterializedSRF(fcinfo, 0);
+	if (!check_settings_readable(relid))
+		return (Datum) 0;
 	rel = try_relation_open(relid, AccessShareLock);
 	if (rel == NULL)
 		return (Datum) 0;
+	if (!check_settings_readable(relid))
+	{
+		relation_close(rel, AccessShareLock);
+		return (Datum) 0;
+	}
 	desc = RelationGetDescr(rel);
 	settings = palloc(sizeof(CxColumnSetting) * Max(desc->natts, 1));
 	cx_resolve_settings(rel, settings);
