@@ -281,6 +281,17 @@ COMMENT ON TABLE compressx.dictionaries IS
 'zstd dictionaries trained by compressx.train_dictionary(); kept while their table exists';
 
 SELECT pg_catalog.pg_extension_config_dump('compressx.dictionaries', '');
+
+-- Every backend caches digested dictionaries; a changed or deleted row
+-- must empty those caches (deleting rows sends no invalidation itself).
+CREATE FUNCTION compressx.dictionaries_changed()
+RETURNS trigger
+AS 'MODULE_PATHNAME', 'compressx_dictionaries_changed'
+LANGUAGE C;
+
+CREATE TRIGGER dictionaries_changed
+AFTER UPDATE OR DELETE OR TRUNCATE ON compressx.dictionaries
+FOR EACH STATEMENT EXECUTE FUNCTION compressx.dictionaries_changed();
 SELECT pg_catalog.pg_extension_config_dump('compressx.dictionaries_seq', '');
 
 -- Rows loaded by pg_restore carry the column numbers of the dumped
