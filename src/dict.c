@@ -74,6 +74,14 @@ PG_FUNCTION_INFO_V1(compressx_dictionaries_changed);
 #define SAMPLE_VALUE_MAX	(128 * 1024)
 #define SAMPLE_TOTAL_MAX	(64 * 1024 * 1024)
 
+/*
+ * Fewest non-empty values zstd's trainer accepts: it keeps a quarter of
+ * them apart to test candidate dictionaries on, and needs at least five to
+ * train on and one to test (fewer: "Src size is incorrect").  A useful
+ * dictionary needs far more; this is only where training cannot start.
+ */
+#define DICT_MIN_VALUES		7
+
 typedef struct DictEntry
 {
 	int32		dict_id;		/* hash key */
@@ -353,6 +361,8 @@ compressx_train_dictionary(PG_FUNCTION_ARGS)
 	AttrNumber	attnum;
 	CxColumnSetting *settings;
 	List	   *plains = NIL;
+	List	   *sample;
+	int			nvalues = 0;
 	int64		kept = 0;
 	int32		nsamples;
 	int64		nbytes;
@@ -410,7 +420,8 @@ compressx_train_dictionary(PG_FUNCTION_ARGS)
 						 RelationGetRelationName(rel), column)));
 
 	/* the plain values of a block sample */
-	foreach(lc, cx_sample_tuples(rel, GetActiveSnapshot(), sample_rows, sample_rows))
+	sample = cx_sample_tuples(rel, GetActiveSnapshot(), sample_rows, sample_rows);
+	foreach(lc, sample)
 	{
 		HeapTuple	tuple = (HeapTuple) lfirst(lc);
 		bool		isnull;
@@ -435,8 +446,32 @@ compressx_train_dictionary(PG_FUNCTION_ARGS)
 			pfree(plain);
 		plains = lappend(plains, cut);
 		kept += len;
+		if (len > 0)
+			nvalues++;
 	}
 	CHECK_FOR_INTERRUPTS();
+
+	/* an empty or all-NULL column: say so, rather than relay zstd's error */
+	if (nvalues < DICT_MIN_VALUES)
+	{
+		if (sample == NIL)
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("too few values in column \"%s\" of relation \"%s\" to train a zstd dictionary",
+							column, RelationGetRelationName(rel)),
+					 errdetail("The table has no rows; training needs at least %d non-empty values.",
+							   DICT_MIN_VALUES),
+					 errhint("Load rows into the table first: a useful dictionary needs many values, together many times dict_size.")));
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("too few values in column \"%s\" of relation \"%s\" to train a zstd dictionary",
+						column, RelationGetRelationName(rel)),
+				 errdetail_plural("The %d row sampled holds %d non-empty values of the column; training needs at least %d.",
+								  "The %d rows sampled hold %d non-empty values of the column; training needs at least %d.",
+								  list_length(sample),
+								  list_length(sample), nvalues, DICT_MIN_VALUES),
+				 errhint("Load more rows, or raise sample_rows: a useful dictionary needs many values, together many times dict_size.")));
+	}
 
 	dictval = cx_dict_train(plains, dict_size, &nsamples, &nbytes, &error);
 	if (dictval == NULL)
