@@ -109,6 +109,21 @@ SELECT compressx.set_column_codec('docs', NULL, 'zstd');
 SELECT compressx.set_column_codec('docs_pkey', 'id', 'zstd');
 SELECT compressx.set_column_codec('pg_class', 'relname', 'zstd');
 SELECT compressx.reset_column_codec('docs', 'nope');
+-- temporary tables cannot have settings: their rows could outlive them
+CREATE TEMP TABLE docs_temp (id integer, body text) USING compressx;
+INSERT INTO docs_temp SELECT i, repeat('temporary ' || i, 20) FROM generate_series(1, 10) i;
+SELECT compressx.set_column_codec('docs_temp', 'body', 'lz4');
+SELECT compressx.reset_column_codec('docs_temp');
+SELECT * FROM recompress_table('docs_temp', 'lz4');
+INSERT INTO compressx.column_settings VALUES ('docs_temp', 'body', 2, 'lz4');
+SELECT count(*) AS temp_settings FROM compressx.column_settings WHERE relid = 'docs_temp'::regclass;
+SELECT column_name, codec, explicit FROM compressx.column_codec_settings('docs_temp');
+DROP TABLE docs_temp;
+-- a row for a relation or column that does not exist (as an old dump may
+-- hold) is skipped with a warning, not an error that would abort the COPY
+INSERT INTO compressx.column_settings VALUES ('4000000000', 'body', 2, 'lz4'), ('docs', 'gone', 9, 'lz4');
+SELECT count(*) AS skipped_rows_stored FROM compressx.column_settings
+WHERE relid = '4000000000'::regclass OR attname = 'gone';
 CREATE ROLE cx_stranger;
 GRANT SELECT ON docs TO cx_stranger;
 SET ROLE cx_stranger;

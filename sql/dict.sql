@@ -91,8 +91,6 @@ SELECT compressx.train_dictionary('dj', 'doc', 4096, 0);         -- sample_rows
 SELECT compressx.train_dictionary('dj', NULL);
 SELECT compressx.set_column_codec('dj', 'doc', 'lz4');
 SELECT compressx.train_dictionary('dj', 'doc');                  -- lz4 column
-CREATE TABLE dj_empty (doc text) USING compressx;
-SELECT compressx.train_dictionary('dj_empty', 'doc');            -- nothing to learn from
 CREATE VIEW dj_view AS SELECT * FROM dj;
 SELECT compressx.train_dictionary('dj_view', 'doc');
 CREATE TABLE dj_parted (id int, doc text) PARTITION BY RANGE (id);
@@ -100,6 +98,16 @@ SELECT compressx.train_dictionary('dj_parted', 'doc');
 CREATE TEMP TABLE dj_temp (doc text) USING compressx;
 SELECT compressx.train_dictionary('dj_temp', 'doc');
 \set VERBOSITY default
+
+-- too few values to train on: the error names the table and the column,
+-- and says how many values training needs
+CREATE TABLE dj_empty (doc text) USING compressx;
+SELECT compressx.train_dictionary('dj_empty', 'doc');            -- no rows
+INSERT INTO dj_empty SELECT NULL FROM generate_series(1, 100);
+SELECT compressx.train_dictionary('dj_empty', 'doc');            -- only NULLs
+INSERT INTO dj_empty SELECT repeat('few values ', i) FROM generate_series(1, 6) i;
+INSERT INTO dj_empty VALUES ('');
+SELECT compressx.train_dictionary('dj_empty', 'doc');            -- six values and an empty one
 
 -- a value whose dictionary is gone is reported as corrupt, naming the column
 CREATE TABLE dj2 (id integer, doc text) USING compressx;

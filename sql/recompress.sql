@@ -221,6 +221,18 @@ FROM rc_none r JOIN compressx.column_stats('rc_cx') s USING (column_name) ORDER 
 SELECT count(*) FILTER (WHERE body = repeat('recompress me ' || id, 300)) AS intact FROM rc_cx;
 DROP TABLE rc_cx, rc_none;
 
+-- a session that has the table's row type cached (row_to_json) keeps a
+-- working descriptor through the recompression (it read a freed one)
+CREATE TABLE rc_rowtype (id integer, body text);
+INSERT INTO rc_rowtype SELECT i, repeat('row type ' || i, 300) FROM generate_series(1, 5) i;
+SELECT count(row_to_json(r)) AS cached FROM rc_rowtype r;
+SELECT column_name, values_rewritten FROM recompress_table('rc_rowtype', 'lz4');
+CREATE TABLE rc_rowtype_cx (id integer, body text) USING compressx;
+INSERT INTO rc_rowtype_cx SELECT * FROM rc_rowtype;
+SELECT count(row_to_json(r)) AS cached FROM rc_rowtype_cx r;
+SELECT column_name, values_rewritten FROM recompress_table('rc_rowtype_cx', 'pglz');
+DROP TABLE rc_rowtype, rc_rowtype_cx;
+
 -- the triggers never fired
 SELECT (SELECT sum FROM checksums WHERE label = 'before')
      = md5(string_agg(id || title || body || extra || counter, ',' ORDER BY id)) AS identical

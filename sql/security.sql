@@ -42,6 +42,9 @@ SELECT * FROM compressx.stored_summary('owned', NULL);
 SELECT count(*) FROM compressx.column_ratios WHERE table_name = 'owned';
 SELECT count(*) FROM compressx.table_ratios WHERE table_name = 'owned';
 SELECT count(*) FROM compressx.column_codecs WHERE table_name = 'owned';
+-- so does reading a table's settings: an error, not the settings
+SELECT * FROM compressx.column_codec_settings('owned');
+SELECT * FROM compressx.column_codec_settings('owned_json');
 -- debug settings are superuser-only
 SET compressx.debug_rewrite_delay = '1ms';
 RESET ROLE;
@@ -49,7 +52,19 @@ GRANT SELECT ON owned TO cx_other;
 SET ROLE cx_other;
 SELECT column_name, "values" FROM compressx.column_stats('owned');
 SELECT count(*) FROM compressx.column_codecs WHERE table_name = 'owned';
+SELECT column_name, codec, explicit FROM compressx.column_codec_settings('owned');
 RESET ROLE;
+
+-- compressx's own tables take no codecs, dictionaries or rewrites, even
+-- from a superuser: compressx reads them while encoding and decoding
+SELECT compressx.set_column_codec('compressx.column_settings', 'codec', 'lz4');
+SELECT compressx.reset_column_codec('compressx.column_settings');
+SELECT compressx.set_column_codec('compressx.dictionaries', 'dict', 'zstd');
+SELECT compressx.train_dictionary('compressx.dictionaries', 'dict');
+SELECT * FROM recompress_table('compressx.column_settings', 'lz4');
+SELECT * FROM recompress_table('compressx.dictionaries');
+SELECT count(*) AS own_table_settings FROM compressx.column_settings
+WHERE relid IN ('compressx.column_settings'::regclass, 'compressx.dictionaries'::regclass);
 
 -- hostile objects in public cannot hijack extension code: an operator and
 -- functions shadowing the ones compressx's SQL and SPI statements use

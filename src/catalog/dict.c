@@ -12,10 +12,16 @@
  *
  * A dictionary is a row of compressx.dictionaries, named by dict_id in
  * every value compressed with it (format.h).  Rows never change and stay
- * until their table is dropped (the sql_drop event trigger deletes them), so
- * a backend caches a digested dictionary for its life.  The cache is
- * dropped when the dictionaries table itself is (DROP EXTENSION), since a
- * new one numbers its dictionaries from 1 again.
+ * until their table is dropped (settings.c deletes them then), so a
+ * backend caches digested dictionaries.  The cache is emptied on every
+ * relcache invalidation of the dictionaries table: sent by the statement
+ * trigger dictionaries_changed after any UPDATE, DELETE or TRUNCATE of it
+ * (deleting rows sends none by itself), by settings.c's drop hook when it
+ * deletes rows, and when the table is dropped (DROP EXTENSION: a new one
+ * numbers its dictionaries from 1 again).  Every backend processes the
+ * invalidation at its next transaction start or lock, so a deleted
+ * dictionary is not used after the deletion commits: reading a value that
+ * names it fails as corrupt, as in a backend that never cached it.
  *
  * Reads use SnapshotSelf: committed rows and this transaction's own, and no
  * snapshot to take (decoding runs in parallel workers too).  A value can
@@ -35,6 +41,7 @@
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_type.h"
+#include "commands/trigger.h"
 #include "fmgr.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
@@ -52,6 +59,8 @@
 #include "catalog/relation.h"
 #include "storage/format.h"
 #include "catalog/settings.h"
+
+PG_FUNCTION_INFO_V1(compressx_dictionaries_changed);
 
 #define Anum_dict_id		1
 #define Anum_dict_dict		4
@@ -88,8 +97,9 @@ dict_cache_flush(void)
 }
 
 /*
- * Any invalidation of the dictionaries table (dropped with the extension,
- * or merely vacuumed) empties the cache; entries reload on demand.
+ * Any invalidation of the dictionaries table (rows updated or deleted, the
+ * table dropped with the extension, or merely vacuumed) empties the cache;
+ * entries reload on demand.
  */
 static void
 dict_relcache_callback(Datum arg, Oid relid)
@@ -248,6 +258,22 @@ cx_dict_cdict(int32 dict_id, int level)
 		e->cdict_level = level;
 	}
 	return e->cdict;
+}
+
+/*
+ * Statement trigger on compressx.dictionaries, after UPDATE, DELETE or
+ * TRUNCATE: invalidate the table's relcache entry, which every backend's
+ * dict_relcache_callback sees when the transaction commits.
+ */
+Datum
+compressx_dictionaries_changed(PG_FUNCTION_ARGS)
+{
+	TriggerData *trigdata = (TriggerData *) fcinfo->context;
+
+	if (!CALLED_AS_TRIGGER(fcinfo))
+		elog(ERROR, "compressx_dictionaries_changed: not called by trigger manager");
+	CacheInvalidateRelcache(trigdata->tg_relation);
+	return PointerGetDatum(NULL);
 }
 
 void *

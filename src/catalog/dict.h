@@ -13,8 +13,8 @@ extern void cx_dict_init(void);
 
 /*
  * The digested dictionary dict_id for decompressing (a ZSTD_DDict), or NULL
- * when no such dictionary exists.  Cached for the life of the backend:
- * dictionaries never change.
+ * when no such dictionary exists.  Cached until the dictionaries table's
+ * rows are updated or deleted (or the table is dropped).
  */
 extern const void *cx_dict_ddict(int32 dict_id);
 

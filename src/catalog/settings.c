@@ -21,6 +21,13 @@
  * ("pg_temp_<oid>") is matched to it under conditions only ALTER TABLE
  * meets (settings_relid).
  *
+ * Settings go with their table or column: an object access hook deletes
+ * them (and the table's dictionaries) as the table or column is dropped,
+ * and the sql_drop event trigger does the same for backends that had not
+ * loaded this library when they dropped it (see cx_object_access()).
+ * Temporary tables cannot have settings: they are dropped without event
+ * triggers at session end, or by autovacuum after a crash.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -30,12 +37,16 @@
 #include "access/relation.h"
 #include "access/toast_compression.h"
 #include "access/table.h"
+#include "access/xact.h"
 #include "catalog/catalog.h"
+#include "catalog/dependency.h"
 #include "catalog/namespace.h"
+#include "catalog/objectaccess.h"
 #include "catalog/partition.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_inherits.h"
 #include "commands/event_trigger.h"
+#include "commands/extension.h"
 #include "commands/trigger.h"
 #include "executor/spi.h"
 #include "fmgr.h"
@@ -88,6 +99,9 @@ const struct config_enum_entry cx_codec_options[] = {
 #define Anum_cs_dict_id		7
 #define Natts_cs			7
 
+/* Column of compressx.dictionaries naming the table it serves */
+#define Anum_dict_relid		2
+
 typedef struct CachedSetting
 {
 	NameData	attname;
@@ -107,6 +121,11 @@ typedef struct SettingsEntry
 } SettingsEntry;
 
 static HTAB *settings_cache = NULL;
+
+static object_access_hook_type prev_object_access_hook = NULL;
+
+static void cx_object_access(ObjectAccessType access, Oid classId,
+							 Oid objectId, int subId, void *arg);
 
 static void
 settings_invalidate(Datum arg, Oid relid)
@@ -163,6 +182,9 @@ cx_settings_init(void)
 							&cx_min_size, 64, 0, MaxAllocSize,
 							PGC_USERSET, GUC_UNIT_BYTE, NULL, NULL, NULL);
 	CacheRegisterRelcacheCallback(settings_invalidate, (Datum) 0);
+
+	prev_object_access_hook = object_access_hook;
+	object_access_hook = cx_object_access;
 }
 
 /*
@@ -513,9 +535,30 @@ cx_settings_exec(const char *sql, int nargs, Oid *types, Datum *values, const ch
 }
 
 /*
+ * Errors if relid is a temporary table.  Its settings could outlive it: a
+ * temporary table is also dropped by backends that run no event trigger
+ * and may not have loaded this library (autovacuum removing the tables of
+ * a crashed session, or the next backend to use its temporary schema), and
+ * pg_dump would then dump a row naming a relation that is gone.
+ */
+static void
+check_not_temporary(Oid relid)
+{
+	if (get_rel_persistence(relid) == RELPERSISTENCE_TEMP)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("temporary table \"%s\" cannot have compressx column settings",
+						get_rel_name(relid)),
+				 errdetail("Settings are rows of compressx.column_settings, which a temporary table can outlive: after a crash, autovacuum or another session drops it without deleting them, and pg_dump would dump them."),
+				 errhint("Set compressx.default_codec, compressx.default_level and compressx.min_size in the session instead: they apply to every column without a setting.")));
+}
+
+/*
  * Insert or update the setting of one column.  keep_min_size: leave an
  * existing min_size as it is.  The caller has checked ownership and the
  * column; the relcache of relid is invalidated by the table's trigger.
+ * Every writer of settings comes through here or through
+ * cx_check_settings_target(), so temporary tables are refused here too.
  */
 void
 cx_store_column_setting(Oid relid, const char *attname, AttrNumber attnum,
@@ -527,6 +570,7 @@ cx_store_column_setting(Oid relid, const char *attname, AttrNumber attnum,
 	char		nulls[7] = {' ', ' ', ' ', ' ', ' ', ' ', ' '};
 	NameData	name;
 
+	check_not_temporary(relid);
 	namestrcpy(&name, attname);
 	values[0] = ObjectIdGetDatum(relid);
 	values[1] = NameGetDatum(&name);
@@ -549,7 +593,30 @@ cx_store_column_setting(Oid relid, const char *attname, AttrNumber attnum,
 }
 
 /*
- * Check rel is a table the current user owns and return its relkind.
+ * Errors if relid is one of compressx's own tables (column_settings,
+ * dictionaries: the tables of the extension).  compressx reads them while
+ * it encodes and decodes values, so codecs, dictionaries and rewrites of
+ * its own are not for them.
+ */
+void
+cx_check_not_own_table(Oid relid)
+{
+	Oid			extoid = get_extension_oid("compressx", true);
+
+	if (OidIsValid(extoid) &&
+		getExtensionOfObject(RelationRelationId, relid) == extoid)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot change the compression of compressx's own table \"%s.%s\"",
+						get_namespace_name(get_rel_namespace(relid)),
+						get_rel_name(relid)),
+				 errdetail("compressx reads its tables column_settings and dictionaries while it encodes and decodes values, so they stay heap tables compressed by PostgreSQL alone.")));
+}
+
+/*
+ * Check rel is a table the current user owns that may have settings (not
+ * a system catalog, not one of compressx's own tables, not temporary) and
+ * return its relkind.  Takes no lock: callers check, lock, and check again.
  */
 char
 cx_check_settings_target(Oid relid)
@@ -566,12 +633,14 @@ cx_check_settings_target(Oid relid)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("\"%s\" is not a table or materialized view", name)));
+	cx_check_not_own_table(relid);
 	if (!cx_relation_ownercheck(relid, GetUserId()))
 		aclcheck_error(ACLCHECK_NOT_OWNER, get_relkind_objtype(relkind), name);
 	if (IsCatalogRelationOid(relid))
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("cannot set codecs of system catalog \"%s\"", name)));
+	check_not_temporary(relid);
 	return relkind;
 }
 
@@ -675,6 +744,8 @@ compressx_reset_column_codec(PG_FUNCTION_ARGS)
 	relid = PG_GETARG_OID(0);
 	cx_check_settings_target(relid);
 	LockRelationOid(relid, ShareUpdateExclusiveLock);
+	/* dropped, or given to another owner, while we waited? */
+	cx_check_settings_target(relid);
 	if (!PG_ARGISNULL(1))
 		(void) cx_check_settings_column(relid, NameStr(*PG_GETARG_NAME(1)));
 
@@ -700,10 +771,41 @@ compressx_reset_column_codec(PG_FUNCTION_ARGS)
 }
 
 /*
+ * Errors unless the current user owns relid or may SELECT from it; returns
+ * false if relid does not exist.  Takes no lock.
+ */
+static bool
+check_settings_readable(Oid relid)
+{
+	bool		missing = false;
+	AclResult	aclresult = pg_class_aclcheck_ext(relid, GetUserId(), ACL_SELECT,
+												  &missing);
+
+	if (missing)
+		return false;
+	if (aclresult != ACLCHECK_OK && !cx_relation_ownercheck(relid, GetUserId()))
+	{
+		char	   *name = get_rel_name(relid);
+
+		if (name == NULL)
+			return false;		/* dropped meanwhile */
+		aclcheck_error(aclresult, get_relkind_objtype(get_rel_relkind(relid)), name);
+	}
+	return true;
+}
+
+/*
  * compressx.column_codec_settings(rel regclass)
  *	  RETURNS TABLE (column_name name, codec text, level int, min_size int,
- *					 explicit boolean)
- *	  The settings in effect for every variable-length column of rel.
+ *					 explicit boolean, dictionary int)
+ *	  The settings in effect for every variable-length column of rel, for
+ *	  its owner or a role that may SELECT from it; no rows for a relation
+ *	  that does not exist (the view column_codecs may name one that was
+ *	  dropped since its scan of pg_class).
+ *
+ * Privileges are checked before the AccessShareLock is taken, so a role
+ * without them neither waits behind nor blocks other sessions' locks, and
+ * again once it is held: a GRANT may have been revoked meanwhile.
  */
 Datum
 compressx_column_codec_settings(PG_FUNCTION_ARGS)
@@ -715,9 +817,16 @@ compressx_column_codec_settings(PG_FUNCTION_ARGS)
 	TupleDesc	desc;
 
 	InitMaterializedSRF(fcinfo, 0);
+	if (!check_settings_readable(relid))
+		return (Datum) 0;
 	rel = try_relation_open(relid, AccessShareLock);
 	if (rel == NULL)
 		return (Datum) 0;
+	if (!check_settings_readable(relid))
+	{
+		relation_close(rel, AccessShareLock);
+		return (Datum) 0;
+	}
 	desc = RelationGetDescr(rel);
 	settings = palloc(sizeof(CxColumnSetting) * Max(desc->natts, 1));
 	cx_resolve_settings(rel, settings);
@@ -800,6 +909,11 @@ compressx_on_ddl_end(PG_FUNCTION_ARGS)
 
 /*
  * Event trigger on sql_drop: settings go with their table or column.
+ *
+ * cx_object_access() already deletes them in backends that have loaded
+ * this library; this trigger covers the others (calling it loads the
+ * library, but only after the drop), and then finds nothing left to do
+ * when the hook has run.
  */
 Datum
 compressx_on_sql_drop(PG_FUNCTION_ARGS)
@@ -818,4 +932,166 @@ compressx_on_sql_drop(PG_FUNCTION_ARGS)
 					 "AND d.objid = s.relid::pg_catalog.oid AND d.objsubid = 0",
 					 0, NULL, NULL, NULL);
 	PG_RETURN_VOID();
+}
+
+/*
+ * One of compressx's own tables, if it can be written now: the extension is
+ * installed, name is a table of it, and neither the table nor its TOAST
+ * table is being dropped (DROP EXTENSION drops them in the same command as
+ * the tables using the access method, in an order we do not control).
+ */
+static Oid
+own_table_for_cleanup(Oid extoid, const char *name)
+{
+	Oid			relid = cx_extension_table_oid(name);
+	HeapTuple	tup;
+	Oid			toastrelid;
+
+	if (!OidIsValid(relid) ||
+		getExtensionOfObject(RelationRelationId, relid) != extoid)
+		return InvalidOid;
+	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	if (!HeapTupleIsValid(tup))
+		return InvalidOid;
+	toastrelid = ((Form_pg_class) GETSTRUCT(tup))->reltoastrelid;
+	ReleaseSysCache(tup);
+	if (OidIsValid(toastrelid) &&
+		!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(toastrelid)))
+		return InvalidOid;
+	return relid;
+}
+
+/*
+ * Delete the rows of tableoid (compressx.column_settings or
+ * compressx.dictionaries) whose column relid_attno is relid; with attnum
+ * set, only those whose attnum_attno column is attnum or whose attname_attno
+ * column is attname.  Directly through the heap: no SPI inside a DROP, no
+ * change of user, and no triggers (the caller invalidates what they would
+ * have).  Returns the number of rows deleted.
+ *
+ * A row updated by a concurrent transaction (the rename event trigger of
+ * another session, say) is waited for; then the scan starts again, with a
+ * new snapshot that sees the row's latest version.
+ */
+static int
+delete_rows_of(Oid tableoid, AttrNumber relid_attno, Oid relid,
+			   AttrNumber attnum_attno, AttrNumber attname_attno,
+			   AttrNumber attnum, const char *attname)
+{
+	Relation	rel = table_open(tableoid, RowExclusiveLock);
+	TupleDesc	desc = RelationGetDescr(rel);
+	int			deleted = 0;
+	bool		again;
+
+	do
+	{
+		ScanKeyData key;
+		SysScanDesc scan;
+		HeapTuple	tup;
+
+		again = false;
+		ScanKeyInit(&key, relid_attno, BTEqualStrategyNumber, F_OIDEQ,
+					ObjectIdGetDatum(relid));
+		/* no index: DROP EXTENSION may have dropped it already */
+		scan = systable_beginscan(rel, InvalidOid, false, NULL, 1, &key);
+		while ((tup = systable_getnext(scan)) != NULL)
+		{
+			TM_Result	result;
+			TM_FailureData tmfd;
+
+			if (attnum > 0)
+			{
+				bool		isnull;
+				Datum		num = heap_getattr(tup, attnum_attno, desc, &isnull);
+				Datum		name = heap_getattr(tup, attname_attno, desc, &isnull);
+
+				if (DatumGetInt16(num) != attnum &&
+					(attname == NULL ||
+					 strcmp(NameStr(*DatumGetName(name)), attname) != 0))
+					continue;
+			}
+			result = heap_delete(rel, &tup->t_self, GetCurrentCommandId(true),
+								 InvalidSnapshot, true, &tmfd, false);
+			if (result == TM_Ok)
+				deleted++;
+			else if (result == TM_Updated)
+			{
+				again = true;
+				break;
+			}
+			else if (result != TM_Deleted && result != TM_SelfModified)
+				elog(ERROR, "unexpected heap_delete status %u on %s",
+					 result, RelationGetRelationName(rel));
+		}
+		systable_endscan(scan);
+	} while (again);
+
+	table_close(rel, RowExclusiveLock);
+	return deleted;
+}
+
+/*
+ * Object access hook: as a table, materialized view or partitioned table
+ * is dropped (OAT_DROP, subId 0), delete its settings and dictionaries; as
+ * a column of one is dropped (subId > 0), delete that column's setting.
+ *
+ * Unlike the sql_drop event trigger, this runs in single-user mode, with
+ * event triggers disabled and for internal drops, and before the relation
+ * is gone, in the dropping transaction.  It runs only in backends that have
+ * loaded the library, hence the event trigger stays too.  Nothing to do in
+ * binary-upgrade mode (the extension's tables are filled from the old
+ * cluster's files afterwards), in databases without the extension, for
+ * compressx's own tables, or for temporary tables (they cannot have
+ * settings or dictionaries).
+ */
+static void
+cx_object_access(ObjectAccessType access, Oid classId, Oid objectId,
+				 int subId, void *arg)
+{
+	HeapTuple	tup;
+	Form_pg_class form;
+	bool		skip;
+	Oid			extoid;
+	Oid			settings_oid;
+	Oid			dicts_oid;
+	char	   *attname = NULL;
+
+	if (prev_object_access_hook)
+		(*prev_object_access_hook) (access, classId, objectId, subId, arg);
+
+	if (access != OAT_DROP || classId != RelationRelationId || subId < 0 ||
+		IsBinaryUpgrade || !IsTransactionState())
+		return;
+
+	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(objectId));
+	if (!HeapTupleIsValid(tup))
+		return;
+	form = (Form_pg_class) GETSTRUCT(tup);
+	skip = (form->relkind != RELKIND_RELATION && form->relkind != RELKIND_MATVIEW &&
+			form->relkind != RELKIND_PARTITIONED_TABLE) ||
+		form->relpersistence == RELPERSISTENCE_TEMP;
+	ReleaseSysCache(tup);
+	if (skip)
+		return;
+
+	extoid = get_extension_oid("compressx", true);
+	if (!OidIsValid(extoid))
+		return;
+	settings_oid = own_table_for_cleanup(extoid, "column_settings");
+	dicts_oid = own_table_for_cleanup(extoid, "dictionaries");
+	if (objectId == settings_oid || objectId == dicts_oid)
+		return;
+
+	if (subId > 0)
+		attname = get_attname(objectId, (AttrNumber) subId, true);
+	if (OidIsValid(settings_oid) &&
+		delete_rows_of(settings_oid, Anum_cs_relid, objectId,
+					   Anum_cs_attnum, Anum_cs_attname,
+					   (AttrNumber) subId, attname) > 0)
+		CacheInvalidateRelcacheByRelid(objectId);
+	/* a dictionary serves its table; it goes with the table only */
+	if (subId == 0 && OidIsValid(dicts_oid) &&
+		delete_rows_of(dicts_oid, Anum_dict_relid, objectId,
+					   InvalidAttrNumber, InvalidAttrNumber, 0, NULL) > 0)
+		CacheInvalidateRelcacheByRelid(dicts_oid);
 }

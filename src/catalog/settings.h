@@ -59,8 +59,15 @@ extern void cx_settings_init(void);
 extern int32 cx_settings_exec(const char *sql, int nargs, Oid *types,
 							 Datum *values, const char *nulls);
 
-/* Errors unless relid is a table the user owns; returns its relkind. */
+/*
+ * Errors unless relid is a table the user owns that may have settings (not
+ * a system catalog, compressx's own table or a temporary table); returns
+ * its relkind.  Takes no lock.
+ */
 extern char cx_check_settings_target(Oid relid);
+
+/* Errors if relid is compressx.column_settings or compressx.dictionaries. */
+extern void cx_check_not_own_table(Oid relid);
 
 /* Errors unless column is a variable-length column of relid. */
 extern AttrNumber cx_check_settings_column(Oid relid, const char *column);

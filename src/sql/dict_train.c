@@ -40,6 +40,14 @@ PG_FUNCTION_INFO_V1(compressx_train_dictionary);
 #define SAMPLE_VALUE_MAX	(128 * 1024)
 #define SAMPLE_TOTAL_MAX	(64 * 1024 * 1024)
 
+/*
+ * Fewest non-empty values zstd's trainer accepts: it keeps a quarter of
+ * them apart to test candidate dictionaries on, and needs at least five to
+ * train on and one to test (fewer: "Src size is incorrect").  A useful
+ * dictionary needs far more; this is only where training cannot start.
+ */
+#define DICT_MIN_VALUES		7
+
 bytea *
 cx_dict_train(List *plain_values, int32 dict_size, int32 *nsamples,
 			  int64 *nbytes, const char **error)
@@ -99,6 +107,8 @@ compressx_train_dictionary(PG_FUNCTION_ARGS)
 	AttrNumber	attnum;
 	CxColumnSetting *settings;
 	List	   *plains = NIL;
+	List	   *sample;
+	int			nvalues = 0;
 	int64		kept = 0;
 	int32		nsamples;
 	int64		nbytes;
@@ -143,12 +153,6 @@ compressx_train_dictionary(PG_FUNCTION_ARGS)
 						RelationGetRelationName(rel)),
 				 errhint("ALTER TABLE %s SET ACCESS METHOD compressx",
 						 quote_identifier(RelationGetRelationName(rel)))));
-	if (rel->rd_rel->relpersistence == RELPERSISTENCE_TEMP)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("cannot train a dictionary for temporary table \"%s\"",
-						RelationGetRelationName(rel)),
-				 errdetail("A temporary table dropped at session end would leave its dictionary behind.")));
 	attnum = cx_check_settings_column(relid, column);
 	settings = palloc(sizeof(CxColumnSetting) * RelationGetDescr(rel)->natts);
 	cx_resolve_settings(rel, settings);
@@ -162,7 +166,8 @@ compressx_train_dictionary(PG_FUNCTION_ARGS)
 						 RelationGetRelationName(rel), column)));
 
 	/* the plain values of a block sample */
-	foreach(lc, cx_sample_tuples(rel, GetActiveSnapshot(), sample_rows, sample_rows))
+	sample = cx_sample_tuples(rel, GetActiveSnapshot(), sample_rows, sample_rows);
+	foreach(lc, sample)
 	{
 		HeapTuple	tuple = (HeapTuple) lfirst(lc);
 		bool		isnull;
@@ -187,8 +192,32 @@ compressx_train_dictionary(PG_FUNCTION_ARGS)
 			pfree(plain);
 		plains = lappend(plains, cut);
 		kept += len;
+		if (len > 0)
+			nvalues++;
 	}
 	CHECK_FOR_INTERRUPTS();
+
+	/* an empty or all-NULL column: say so, rather than relay zstd's error */
+	if (nvalues < DICT_MIN_VALUES)
+	{
+		if (sample == NIL)
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("too few values in column \"%s\" of relation \"%s\" to train a zstd dictionary",
+							column, RelationGetRelationName(rel)),
+					 errdetail("The table has no rows; training needs at least %d non-empty values.",
+							   DICT_MIN_VALUES),
+					 errhint("Load rows into the table first: a useful dictionary needs many values, together many times dict_size.")));
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("too few values in column \"%s\" of relation \"%s\" to train a zstd dictionary",
+						column, RelationGetRelationName(rel)),
+				 errdetail_plural("The %d row sampled holds %d non-empty values of the column; training needs at least %d.",
+								  "The %d rows sampled hold %d non-empty values of the column; training needs at least %d.",
+								  list_length(sample),
+								  list_length(sample), nvalues, DICT_MIN_VALUES),
+				 errhint("Load more rows, or raise sample_rows: a useful dictionary needs many values, together many times dict_size.")));
+	}
 
 	dictval = cx_dict_train(plains, dict_size, &nsamples, &nbytes, &error);
 	if (dictval == NULL)

@@ -222,19 +222,11 @@ cx_sample_tuples(Relation rel, Snapshot snapshot, int64 sample_rows, int64 limit
 	return st.tuples;
 }
 
-/*
- * Open a table the current user may SELECT from (checked before any lock
- * is taken) with AccessShareLock, and set *leaves to the relations with
- * storage to read: the table itself, or every leaf partition (locked
- * too).  Errors for missing relations and unsupported kinds.
- */
-Relation
-cx_open_readable_table(Oid relid, List **leaves)
+/* Errors unless the current user may SELECT from relid.  Takes no lock. */
+static void
+check_select(Oid relid)
 {
 	AclResult	aclresult = pg_class_aclcheck(relid, GetUserId(), ACL_SELECT);
-	Relation	rel;
-	List	   *all;
-	ListCell   *lc;
 
 	if (aclresult != ACLCHECK_OK)
 	{
@@ -246,11 +238,30 @@ cx_open_readable_table(Oid relid, List **leaves)
 					 errmsg("relation with OID %u does not exist", relid)));
 		aclcheck_error(aclresult, OBJECT_TABLE, name);
 	}
+}
+
+/*
+ * Open a table the current user may SELECT from with AccessShareLock, and
+ * set *leaves to the relations with storage to read: the table itself, or
+ * every leaf partition (locked too).  Errors for missing relations and
+ * unsupported kinds.  The privilege is checked before the lock is taken, so
+ * a role without it neither waits behind nor blocks other sessions' locks,
+ * and again once it is held, in case it was revoked meanwhile.
+ */
+Relation
+cx_open_readable_table(Oid relid, List **leaves)
+{
+	Relation	rel;
+	List	   *all;
+	ListCell   *lc;
+
+	check_select(relid);
 	rel = try_relation_open(relid, AccessShareLock);
 	if (rel == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_TABLE),
 				 errmsg("relation with OID %u does not exist", relid)));
+	check_select(relid);
 	cx_check_table_relkind(rel);
 
 	if (rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE)

@@ -388,6 +388,7 @@ recompress_leaf(Oid relid, TargetColumn *targets, int ntargets, int leafno,
 											req->codec, req->level_isnull,
 											req->level, true, 0, true);
 			CommandCounterIncrement();
+			tupdesc = RelationGetDescr(rel);	/* see below */
 		}
 		st.settings = palloc(sizeof(CxColumnSetting) * Max(tupdesc->natts, 1));
 		cx_resolve_settings(rel, st.settings);
@@ -400,6 +401,13 @@ recompress_leaf(Oid relid, TargetColumn *targets, int ntargets, int leafno,
 			if (st.byattno[i] && st.settings[i].dict_id != 0)
 				st.force = true;
 	}
+
+	/*
+	 * Step 2's invalidations rebuilt the relcache entry: the descriptor read
+	 * above may have been freed (a session that has the row type cached).
+	 */
+	tupdesc = RelationGetDescr(rel);
+	st.tupdesc = tupdesc;
 
 	/*
 	 * Step 3: anything to do?  Read with a snapshot taken now, after the
@@ -683,6 +691,7 @@ compressx_recompress_table(PG_FUNCTION_ARGS)
 
 	/* Step 1: ownership before locking, then lock and look again. */
 	check_owner(relid);
+	cx_check_not_own_table(relid);
 	rel = try_relation_open(relid, AccessExclusiveLock);
 	if (rel == NULL)
 		ereport(ERROR,
