@@ -22,7 +22,7 @@ extern bool cx_is_compressx_relation(Relation rel);
 /* am_write.c */
 extern HeapTuple cx_encode_row(Relation rel, const CxColumnSetting *settings,
 							   Datum *values, bool *isnull, HeapTuple oldtup,
-							   int options, List **created_refs);
+							   int options);
 extern void cx_delete_refs(Relation rel, HeapTuple tuple, HeapTuple keep,
 						   bool is_speculative);
 extern void cx_tuple_insert(Relation rel, TupleTableSlot *slot, CommandId cid,

@@ -254,7 +254,7 @@ recompress_reform_cx(Relation NewHeap, Datum *values, bool *isnull, bool live,
 	LeafState  *st = (LeafState *) arg;
 	TupleDesc	desc = RelationGetDescr(NewHeap);
 	HeapTuple	tuple = cx_encode_row(NewHeap, st->settings, values, isnull, NULL,
-									  HEAP_INSERT_NO_LOGICAL, NULL);
+									  HEAP_INSERT_NO_LOGICAL);
 	/* the arrays of the pre-check, idle during the copy */
 	Datum	   *newvals = st->values;
 	bool	   *newnulls = st->isnull;
