@@ -196,6 +196,29 @@ VACUUM leak;
 SELECT (SELECT sum(external_values) FROM compressx.column_stats('leak')) AS refs, toast_values('leak');
 TRUNCATE leak;
 SELECT toast_values('leak');
+-- one command meeting a row twice, where the new value goes out of line:
+-- UPDATE .. FROM updates it once and MERGE refuses (21000), as for heap,
+-- and no out-of-line value is left behind
+CREATE TABLE twice (id integer PRIMARY KEY, body text) USING compressx;
+CREATE TABLE twice_heap (id integer PRIMARY KEY, body text);
+INSERT INTO twice SELECT 1, string_agg(md5(k::text), '') FROM generate_series(1, 375) k;
+INSERT INTO twice_heap SELECT * FROM twice;
+UPDATE twice s SET body = s.body || v.x FROM (VALUES (1, 'a'), (1, 'b')) v(id, x) WHERE s.id = v.id;
+UPDATE twice_heap s SET body = s.body || v.x FROM (VALUES (1, 'a'), (1, 'b')) v(id, x) WHERE s.id = v.id;
+SELECT length(body) - 12000 AS suffixes, right(body, 1) IN ('a', 'b') AS one_of_them,
+       left(body, 12000) = (SELECT string_agg(md5(k::text), '') FROM generate_series(1, 375) k) AS rest_kept
+FROM twice;
+SELECT length(body) - 12000 AS suffixes FROM twice_heap;
+MERGE INTO twice s USING (VALUES (1, 'c'), (1, 'd')) v(id, x) ON s.id = v.id
+WHEN MATCHED THEN UPDATE SET body = s.body || v.x;
+SELECT :'LAST_ERROR_SQLSTATE' AS sqlstate;
+MERGE INTO twice_heap s USING (VALUES (1, 'c'), (1, 'd')) v(id, x) ON s.id = v.id
+WHEN MATCHED THEN UPDATE SET body = s.body || v.x;
+SELECT :'LAST_ERROR_SQLSTATE' AS sqlstate;
+SELECT length(body) - 12000 AS suffixes FROM twice;
+VACUUM twice;
+SELECT (SELECT sum(external_values) FROM compressx.column_stats('twice')) AS refs, toast_values('twice');
+DROP TABLE twice, twice_heap;
 -- settings survive TRUNCATE
 SELECT compressx.set_column_codec('leak', 'v', 'lz4');
 TRUNCATE leak;

@@ -24,13 +24,12 @@ extern const TableAmRoutine *cx_heap;
  * Encode a row for rel with settings.  oldtup: the stored row an UPDATE
  * replaces (unchanged values are reused).  old_stored/old_nulls: in a
  * rewrite, the stored values of the version being copied (out-of-line
- * values keep being shared between versions).  created_refs collects the
- * out-of-line values saved.
+ * values keep being shared between versions).
  */
 extern HeapTuple cx_encode_row(Relation rel, const CxColumnSetting *settings,
 							   Datum *values, bool *isnull, HeapTuple oldtup,
 							   const Datum *old_stored, const bool *old_nulls,
-							   int options, List **created_refs);
+							   int options);
 /* A palloc'd copy of the stored tuple at tid (any visibility), or NULL. */
 extern HeapTuple cx_fetch_stored_tuple(Relation rel, ItemPointer tid);
 extern void cx_delete_refs(Relation rel, HeapTuple tuple, HeapTuple keep,

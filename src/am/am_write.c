@@ -13,8 +13,16 @@
  * 24-byte inline references that heap's toaster never touches.  So
  * compressx deletes them itself, in the same transaction, when a row
  * version stops referencing them: DELETE, UPDATE (unless the new version
- * reuses the reference), a speculative insertion that loses, and an
- * UPDATE that fails after the new values were saved.
+ * reuses the reference), and a speculative insertion that loses.
+ *
+ * An UPDATE saves new out-of-line values only for a row version heap will
+ * store: a row is first planned (encoded, with the values that go out of
+ * line only marked), and when it has values to save the old version is
+ * locked first, so that a conflict (concurrent update or delete, a row met
+ * twice by one command) is reported to the executor as heap reports it,
+ * with nothing saved.  Deleting values saved in vain is not an option:
+ * their TOAST rows were inserted by the current command, which heap_delete
+ * takes for invisible.
  *
  * UPDATE reuses unchanged stored values as they are (no re-encoding, no
  * new TOAST data; heap's HOT check then sees equal bytes).
@@ -29,11 +37,15 @@
 #include "access/htup_details.h"
 #include "access/toast_compression.h"
 #include "catalog/pg_type.h"
+#include "access/sysattr.h"
 #include "executor/tuptable.h"
+#include "nodes/bitmapset.h"
 #include "storage/bufmgr.h"
-#include "utils/snapmgr.h"
+#include "utils/datum.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/relcache.h"
+#include "utils/snapmgr.h"
 
 #include "am/am.h"
 #include "catalog/dict.h"
@@ -66,25 +78,31 @@ is_own_inline(struct varlena *v)
 }
 
 /*
- * Replace the own inline value vals[i] by a reference to a TOAST copy.  In a
- * rewrite, old_stored[i] is the value the copied version had: when that was
- * an own reference too, the copy reuses its TOAST value id, and versions of
- * a row that shared one value share one copy again (see cx_externalize).
+ * A row encoded for storage whose out-of-line values are not saved yet.
+ * vals[i] of a column that goes out of line holds a placeholder reference
+ * (cx_ref_placeholder: the size and stored length of the real one) and
+ * pending[i] the encoded value to save; pending[i] is NULL for the others.
  */
-static void
-move_out_of_line(Relation rel, Datum *vals, int i, const Datum *old_stored,
-				 const bool *old_nulls, int options, List **created_refs)
+typedef struct CxRowPlan
 {
-	const struct varlena *old_ref = NULL;
+	Datum	   *vals;
+	bool	   *nulls;
+	struct varlena **pending;
+	int			npending;
+	/* in a rewrite: the stored values of the version copied (else NULL) */
+	const Datum *old_stored;
+	const bool *old_nulls;
+} CxRowPlan;
 
-	if (old_stored && !old_nulls[i] &&
-		cx_is_own_datum(DatumGetPointer(old_stored[i])) &&
-		VARSIZE(DatumGetPointer(old_stored[i])) == CX_REF_SIZE)
-		old_ref = (const struct varlena *) DatumGetPointer(old_stored[i]);
-	vals[i] = PointerGetDatum(cx_externalize(rel, (struct varlena *) DatumGetPointer(vals[i]),
-											 old_ref, options & ~HEAP_INSERT_SPECULATIVE));
-	if (created_refs)
-		*created_refs = lappend(*created_refs, DatumGetPointer(vals[i]));
+/* Plan the own inline value vals[i] to go out of line. */
+static void
+plan_out_of_line(CxRowPlan *plan, int i)
+{
+	struct varlena *own = (struct varlena *) DatumGetPointer(plan->vals[i]);
+
+	plan->pending[i] = own;
+	plan->vals[i] = PointerGetDatum(cx_ref_placeholder(own));
+	plan->npending++;
 }
 
 /*
@@ -115,11 +133,17 @@ keep_core_external(struct varlena *v, const CxColumnSetting *s, char attstorage)
 	}
 }
 
-HeapTuple
-cx_encode_row(Relation rel, const CxColumnSetting *settings,
-			  Datum *values, bool *isnull, HeapTuple oldtup,
-			  const Datum *old_stored, const bool *old_nulls, int options,
-			  List **created_refs)
+/*
+ * Encode a row per column settings, into plan.  With oldtup (UPDATE), values
+ * equal to oldtup's keep their stored form.  With old_stored (a rewrite),
+ * out-of-line values stay shared between the versions of a row (see
+ * keep_core_external and form_planned_row).  Nothing is written: the
+ * values that go out of line are only planned (see form_planned_row).
+ */
+static void
+plan_row(Relation rel, const CxColumnSetting *settings,
+		 Datum *values, bool *isnull, HeapTuple oldtup,
+		 const Datum *old_stored, const bool *old_nulls, CxRowPlan *plan)
 {
 	TupleDesc	desc = RelationGetDescr(rel);
 	int			natts = desc->natts;
@@ -133,6 +157,12 @@ cx_encode_row(Relation rel, const CxColumnSetting *settings,
 
 	memcpy(vals, values, sizeof(Datum) * natts);
 	memcpy(nulls, isnull, sizeof(bool) * natts);
+	plan->vals = vals;
+	plan->nulls = nulls;
+	plan->pending = palloc0(sizeof(struct varlena *) * Max(natts, 1));
+	plan->npending = 0;
+	plan->old_stored = old_stored;
+	plan->old_nulls = old_nulls;
 	if (oldtup)
 	{
 		oldvals = palloc(sizeof(Datum) * natts);
@@ -231,7 +261,9 @@ cx_encode_row(Relation rel, const CxColumnSetting *settings,
 	 * shrink, so compressx moves its own values out of line itself: first
 	 * every one larger than compressx.inline_max (large values stay out of
 	 * the row, so scans of other columns read as few pages as heap's), then,
-	 * largest first, as many as the row needs to fit the toast target.
+	 * largest first, as many as the row needs to fit the toast target.  A
+	 * placeholder is not an own inline value (it has a reference's size), so
+	 * it is never picked twice.
 	 */
 	hoff = SizeofHeapTupleHeader;
 	if (hasnulls)
@@ -249,8 +281,7 @@ cx_encode_row(Relation rel, const CxColumnSetting *settings,
 			if (!nulls[i] && TupleDescAttr(desc, i)->attlen == -1 &&
 				TupleDescAttr(desc, i)->attstorage != TYPSTORAGE_MAIN &&
 				is_own_inline(v) && VARSIZE(v) > (Size) cx_inline_max)
-				move_out_of_line(rel, vals, i, old_stored, old_nulls, options,
-								 created_refs);
+				plan_out_of_line(plan, i);
 		}
 
 		while (heap_compute_data_size(desc, vals, nulls) > maxDataLen)
@@ -273,12 +304,54 @@ cx_encode_row(Relation rel, const CxColumnSetting *settings,
 			}
 			if (biggest < 0)
 				break;
-			move_out_of_line(rel, vals, biggest, old_stored, old_nulls, options,
-							 created_refs);
+			plan_out_of_line(plan, biggest);
 		}
 	}
+}
 
-	return heap_form_tuple(desc, vals, nulls);
+/*
+ * Save the planned out-of-line values of plan into rel's TOAST relation and
+ * form the tuple that references them.  In a rewrite, a value whose copied
+ * version had an own reference reuses that reference's TOAST value id, so
+ * versions of a row that shared one value share one copy again (see
+ * cx_externalize).
+ */
+static HeapTuple
+form_planned_row(Relation rel, CxRowPlan *plan, int options)
+{
+	int			natts = RelationGetDescr(rel)->natts;
+
+	/* as in heap_toast_insert_or_update(), TOAST rows are never speculative */
+	options &= ~HEAP_INSERT_SPECULATIVE;
+	for (int i = 0; plan->npending > 0 && i < natts; i++)
+	{
+		const struct varlena *old_ref = NULL;
+		Oid			unused;
+
+		if (plan->pending[i] == NULL)
+			continue;
+		if (plan->old_stored && !plan->old_nulls[i] &&
+			cx_external_value_id((const struct varlena *) DatumGetPointer(plan->old_stored[i]),
+								 &unused))
+			old_ref = (const struct varlena *) DatumGetPointer(plan->old_stored[i]);
+		plan->vals[i] = PointerGetDatum(cx_externalize(rel, plan->pending[i],
+													   old_ref, options));
+		plan->pending[i] = NULL;
+		plan->npending--;
+	}
+	Assert(plan->npending == 0);
+	return heap_form_tuple(RelationGetDescr(rel), plan->vals, plan->nulls);
+}
+
+HeapTuple
+cx_encode_row(Relation rel, const CxColumnSetting *settings,
+			  Datum *values, bool *isnull, HeapTuple oldtup,
+			  const Datum *old_stored, const bool *old_nulls, int options)
+{
+	CxRowPlan	plan;
+
+	plan_row(rel, settings, values, isnull, oldtup, old_stored, old_nulls, &plan);
+	return form_planned_row(rel, &plan, options);
 }
 
 /*
@@ -351,19 +424,28 @@ cx_fetch_stored_tuple(Relation rel, ItemPointer tid)
 	return copy;
 }
 
-/* Encode the slot's row for rel, in the current memory context. */
-static HeapTuple
-encode_slot(Relation rel, TupleTableSlot *slot, HeapTuple oldtup, int options,
-			List **created_refs)
+/* Plan the slot's row for rel, in the current memory context. */
+static void
+plan_slot(Relation rel, TupleTableSlot *slot, HeapTuple oldtup, CxRowPlan *plan)
 {
 	CxColumnSetting *settings = palloc(sizeof(CxColumnSetting) *
 									   Max(RelationGetDescr(rel)->natts, 1));
-	HeapTuple	tuple;
 
 	cx_resolve_settings(rel, settings);
 	slot_getallattrs(slot);
-	tuple = cx_encode_row(rel, settings, slot->tts_values, slot->tts_isnull,
-						  oldtup, NULL, NULL, options, created_refs);
+	plan_row(rel, settings, slot->tts_values, slot->tts_isnull, oldtup, NULL, NULL,
+			 plan);
+}
+
+/* Encode the slot's row for rel, in the current memory context. */
+static HeapTuple
+encode_slot(Relation rel, TupleTableSlot *slot, int options)
+{
+	CxRowPlan	plan;
+	HeapTuple	tuple;
+
+	plan_slot(rel, slot, NULL, &plan);
+	tuple = form_planned_row(rel, &plan, options);
 	tuple->t_tableOid = RelationGetRelid(rel);
 	return tuple;
 }
@@ -374,7 +456,7 @@ cx_tuple_insert(Relation rel, TupleTableSlot *slot, CommandId cid,
 {
 	MemoryContext cxt;
 	MemoryContext oldcxt = begin_encode(&cxt);
-	HeapTuple	tuple = encode_slot(rel, slot, NULL, options, NULL);
+	HeapTuple	tuple = encode_slot(rel, slot, options);
 
 	heap_insert(rel, tuple, cid, options, bistate);
 	MemoryContextSwitchTo(oldcxt);
@@ -389,7 +471,7 @@ cx_tuple_insert_speculative(Relation rel, TupleTableSlot *slot, CommandId cid,
 {
 	MemoryContext cxt;
 	MemoryContext oldcxt = begin_encode(&cxt);
-	HeapTuple	tuple = encode_slot(rel, slot, NULL, options, NULL);
+	HeapTuple	tuple = encode_slot(rel, slot, options);
 
 	HeapTupleHeaderSetSpeculativeToken(tuple->t_data, specToken);
 	heap_insert(rel, tuple, cid, options | HEAP_INSERT_SPECULATIVE, bistate);
@@ -435,7 +517,7 @@ cx_multi_insert(Relation rel, TupleTableSlot **slots, int nslots,
 
 		slot_getallattrs(slots[i]);
 		tuple = cx_encode_row(rel, settings, slots[i]->tts_values,
-							  slots[i]->tts_isnull, NULL, NULL, NULL, options, NULL);
+							  slots[i]->tts_isnull, NULL, NULL, NULL, options);
 		hslots[i] = MakeSingleTupleTableSlot(desc, &TTSOpsHeapTuple);
 		/* the slot owns the tuple: heap_multi_insert takes it without a copy */
 		ExecStoreHeapTuple(tuple, hslots[i], true);
@@ -479,6 +561,44 @@ cx_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
 	return result;
 }
 
+/*
+ * The tuple lock heap_update() takes to replace oldtup by the planned row:
+ * LockTupleExclusive when a key column (INDEX_ATTR_BITMAP_KEY) changes,
+ * else LockTupleNoKeyExclusive.  heap_update() decides by comparing stored
+ * bytes (HeapDetermineColumnsInfo, heapam.c); so does this.  A placeholder
+ * differs from every stored value, as the reference that replaces it will,
+ * and a value equal to the old one was given the old one's stored form.
+ */
+static LockTupleMode
+update_lock_mode(Relation rel, HeapTuple oldtup, const CxRowPlan *plan)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	Bitmapset  *keys = RelationGetIndexAttrBitmap(rel, INDEX_ATTR_BITMAP_KEY);
+	int			member = -1;
+
+	while ((member = bms_next_member(keys, member)) >= 0)
+	{
+		AttrNumber	attnum = member + FirstLowInvalidHeapAttributeNumber;
+		Form_pg_attribute att;
+		Datum		oldval;
+		bool		oldnull;
+
+		/* as heap_update(): system columns other than tableoid differ */
+		if (attnum == TableOidAttributeNumber)
+			continue;
+		if (attnum <= 0)
+			return LockTupleExclusive;
+
+		att = TupleDescAttr(desc, attnum - 1);
+		oldval = heap_getattr(oldtup, attnum, desc, &oldnull);
+		if (oldnull != plan->nulls[attnum - 1] ||
+			(!oldnull && !datumIsEqual(oldval, plan->vals[attnum - 1],
+									   att->attbyval, att->attlen)))
+			return LockTupleExclusive;
+	}
+	return LockTupleNoKeyExclusive;
+}
+
 TM_Result
 cx_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 				CommandId cid, Snapshot snapshot, Snapshot crosscheck,
@@ -488,11 +608,59 @@ cx_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 	MemoryContext cxt;
 	MemoryContext oldcxt = begin_encode(&cxt);
 	HeapTuple	oldtup = cx_fetch_stored_tuple(rel, otid);
-	List	   *created = NIL;
-	HeapTuple	newtup = encode_slot(rel, slot, oldtup, 0, &created);
+	CxRowPlan	plan;
+	bool		saves PG_USED_FOR_ASSERTS_ONLY = false;
+	HeapTuple	newtup;
 	TM_Result	result;
-	ListCell   *lc;
 
+	plan_slot(rel, slot, oldtup, &plan);
+
+	/*
+	 * New out-of-line values are saved only once the old version is locked
+	 * as heap_update() would lock it, and then heap_update() cannot meet a
+	 * conflict.  If the lock fails, the executor gets heap's answer, tmfd
+	 * filled the same way (heap_lock_tuple and heap_update both report the
+	 * tuple's t_ctid, update xid and, for TM_SelfModified, cmax), and
+	 * lockmode for its EvalPlanQual lock; nothing was saved.  Rows without
+	 * new out-of-line values skip this: no extra lock, no extra WAL.
+	 */
+	if (plan.npending > 0)
+	{
+		HeapTupleData locked;
+		Buffer		buffer;
+
+		if (oldtup == NULL)
+			elog(ERROR, "could not find tuple (%u,%u) to update in relation \"%s\"",
+				 ItemPointerGetBlockNumber(otid), ItemPointerGetOffsetNumber(otid),
+				 RelationGetRelationName(rel));
+
+		*lockmode = update_lock_mode(rel, oldtup, &plan);
+		locked.t_self = *otid;
+		result = heap_lock_tuple(rel, &locked, cid, *lockmode,
+								 wait ? LockWaitBlock : LockWaitError,
+								 false, &buffer, tmfd);
+		ReleaseBuffer(buffer);
+
+		/*
+		 * For a version this command cannot see (say, one an earlier command
+		 * of this transaction replaced), heap_lock_tuple returns
+		 * TM_Invisible where heap_update raises this error.
+		 */
+		if (result == TM_Invisible)
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("attempted to update invisible tuple")));
+		if (result != TM_Ok)
+		{
+			MemoryContextSwitchTo(oldcxt);
+			MemoryContextReset(cxt);
+			return result;
+		}
+		saves = true;
+	}
+
+	newtup = form_planned_row(rel, &plan, 0);
+	newtup->t_tableOid = RelationGetRelid(rel);
 	result = cx_heap_update(rel, otid, newtup, cid, crosscheck, wait, tmfd,
 							lockmode, update_indexes);
 
@@ -506,9 +674,18 @@ cx_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 	}
 	else
 	{
-		/* the new version was never stored: drop what was saved for it */
-		foreach(lc, created)
-			cx_delete_external(rel, (struct varlena *) lfirst(lc), false);
+		/*
+		 * Nothing to undo.  Without new out-of-line values nothing was saved.
+		 * With them, the lock is held, and heap_update() then fails only
+		 * when the old version is not visible to a crosscheck snapshot (RI
+		 * actions at REPEATABLE READ or SERIALIZABLE): it reports
+		 * TM_Updated, on which the executor always raises a serialization
+		 * failure.  The values saved for the new version die with the
+		 * (sub)transaction that inserted them, and VACUUM removes them.
+		 * Deleting them here could not work anyway: their TOAST rows were
+		 * inserted by this very command, so heap_delete() would refuse them.
+		 */
+		Assert(!saves || (crosscheck != InvalidSnapshot && result == TM_Updated));
 	}
 	MemoryContextSwitchTo(oldcxt);
 	MemoryContextReset(cxt);
@@ -525,7 +702,7 @@ cluster_reform(Relation NewHeap, Datum *values, bool *isnull,
 			   void *arg)
 {
 	return cx_encode_row(NewHeap, (CxColumnSetting *) arg, values, isnull,
-						 NULL, stored, stored_nulls, HEAP_INSERT_NO_LOGICAL, NULL);
+						 NULL, stored, stored_nulls, HEAP_INSERT_NO_LOGICAL);
 }
 
 void

@@ -289,8 +289,7 @@ recompress_reform_cx(Relation NewHeap, Datum *values, bool *isnull,
 	LeafState  *st = (LeafState *) arg;
 	TupleDesc	desc = RelationGetDescr(NewHeap);
 	HeapTuple	tuple = cx_encode_row(NewHeap, st->settings, values, isnull, NULL,
-									  stored, stored_nulls, HEAP_INSERT_NO_LOGICAL,
-									  NULL);
+									  stored, stored_nulls, HEAP_INSERT_NO_LOGICAL);
 	/* the arrays of the pre-check, idle during the copy */
 	Datum	   *newvals = st->values;
 	bool	   *newnulls = st->isnull;

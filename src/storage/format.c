@@ -356,6 +356,36 @@ cx_encode(const struct varlena *plain, const CxCodec *codec, int level,
 	return NULL;
 }
 
+/*
+ * The reference to the TOAST copy of own value "own" with value id valueid
+ * in TOAST relation toastrelid; the stored length is that of the body
+ * cx_externalize() saves (uncompressed, so the TOAST pointer's extsize).
+ */
+static struct varlena *
+make_ref(const struct varlena *own, Oid valueid, Oid toastrelid)
+{
+	struct varlena *ref = palloc0(CX_REF_SIZE);
+	char	   *p = (char *) ref + VARHDRSZ_COMPRESSED;
+	uint32		len = VARSIZE(own) - VARHDRSZ_COMPRESSED;
+
+	SET_VARSIZE_COMPRESSED(ref, CX_REF_SIZE);
+	set_tcinfo(ref, VARDATA_COMPRESSED_GET_EXTSIZE(own), CX_METHOD_ID);
+	p[0] = CX_FORMAT_VERSION;
+	p[1] = ((const char *) own)[VARHDRSZ_COMPRESSED + 1];
+	p[2] = CX_FLAG_EXTERNAL;
+	memcpy(p + 4, &len, sizeof(uint32));
+	memcpy(p + 8, &valueid, sizeof(Oid));
+	memcpy(p + 12, &toastrelid, sizeof(Oid));
+	return ref;
+}
+
+struct varlena *
+cx_ref_placeholder(const struct varlena *own)
+{
+	Assert(cx_is_own_datum(own) && VARSIZE(own) > CX_REF_SIZE);
+	return make_ref(own, InvalidOid, InvalidOid);
+}
+
 struct varlena *
 cx_externalize(Relation rel, const struct varlena *own,
 			   const struct varlena *old_ref, int options)
@@ -365,8 +395,6 @@ cx_externalize(Relation rel, const struct varlena *own,
 	Datum		pointer;
 	struct varatt_external toast_pointer;
 	struct varlena *ref;
-	char	   *p;
-	uint32		len;
 	char		oldbuf[TOAST_POINTER_SIZE];
 
 	Assert(cx_is_own_datum(own));
@@ -386,18 +414,9 @@ cx_externalize(Relation rel, const struct varlena *own,
 	pointer = toast_save_datum(rel, PointerGetDatum(body),
 							   old_ref ? (struct varlena *) oldbuf : NULL, options);
 	VARATT_EXTERNAL_GET_POINTER(toast_pointer, DatumGetPointer(pointer));
+	Assert(toast_pointer.va_extinfo == (uint32) bodylen);
 
-	ref = palloc0(CX_REF_SIZE);
-	SET_VARSIZE_COMPRESSED(ref, CX_REF_SIZE);
-	set_tcinfo(ref, VARDATA_COMPRESSED_GET_EXTSIZE(own), CX_METHOD_ID);
-	p = (char *) ref + VARHDRSZ_COMPRESSED;
-	p[0] = CX_FORMAT_VERSION;
-	p[1] = ((const char *) own)[VARHDRSZ_COMPRESSED + 1];
-	p[2] = CX_FLAG_EXTERNAL;
-	len = toast_pointer.va_extinfo;
-	memcpy(p + 4, &len, sizeof(uint32));
-	memcpy(p + 8, &toast_pointer.va_valueid, sizeof(Oid));
-	memcpy(p + 12, &toast_pointer.va_toastrelid, sizeof(Oid));
+	ref = make_ref(own, toast_pointer.va_valueid, toast_pointer.va_toastrelid);
 	pfree(body);
 	pfree(DatumGetPointer(pointer));
 	return ref;

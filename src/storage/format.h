@@ -117,6 +117,14 @@ extern struct varlena *cx_externalize(Relation rel, const struct varlena *own,
 									  const struct varlena *old_ref,
 									  int options);
 
+/*
+ * The reference cx_externalize() will return for own, except that it names
+ * no TOAST value yet (value and relation ids are invalid): same size, same
+ * stored length, different from every stored reference.  It stands for the
+ * value while a row is planned; it must never be stored.
+ */
+extern struct varlena *cx_ref_placeholder(const struct varlena *own);
+
 /* Delete the TOAST value a reference points to (same transaction). */
 extern void cx_delete_external(Relation rel, const struct varlena *ref,
 							   bool is_speculative);
