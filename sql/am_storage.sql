@@ -125,6 +125,11 @@ SELECT * FROM compressx.value_storage('cm', '(0,200)', 'c');
 SELECT * FROM compressx.value_storage('cm', '(4000,1)', 'c');
 SELECT * FROM compressx.value_storage('cm', '(0,1)', 'nope');
 SELECT * FROM compressx.value_storage('cm', '(0,1)', 'id');
+-- nothing that cannot hold compressx values has settings to show
+CREATE VIEW cm_view AS SELECT * FROM cm;
+SELECT * FROM compressx.column_codec_settings('cm_view');
+SELECT * FROM compressx.column_codec_settings('pg_class');
+DROP VIEW cm_view;
 DROP TABLE cm;
 
 -- a partition created after set_column_codec on its parent follows the

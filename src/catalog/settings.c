@@ -827,6 +827,19 @@ compressx_column_codec_settings(PG_FUNCTION_ARGS)
 		relation_close(rel, AccessShareLock);
 		return (Datum) 0;
 	}
+	/* what could never hold compressx values has no settings to show */
+	if (rel->rd_rel->relkind != RELKIND_RELATION &&
+		rel->rd_rel->relkind != RELKIND_MATVIEW &&
+		rel->rd_rel->relkind != RELKIND_PARTITIONED_TABLE)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not a table or materialized view",
+						RelationGetRelationName(rel))));
+	if (IsCatalogRelation(rel))
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("system catalog \"%s\" has no compressx settings",
+						RelationGetRelationName(rel))));
 	desc = RelationGetDescr(rel);
 	settings = palloc(sizeof(CxColumnSetting) * Max(desc->natts, 1));
 	cx_resolve_settings(rel, settings);
