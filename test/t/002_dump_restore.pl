@@ -56,27 +56,8 @@ like($settings, qr/docs\.body=lz4\/9\/-\/d-\@true/, 'settings before dump');
 like($settings, qr/jd\.doc=zstd\/3\/-\/d1\@true/, 'dictionary setting before dump');
 like($dicts, qr/^1:jd\.doc:[0-9a-f]{32}$/, 'one dictionary before dump');
 
-my @formats = (
-    [ 'plain', [ '-Fp', '-f', "$tmp/dump.sql" ], undef ],
-    [ 'custom', [ '-Fc', '-f', "$tmp/dump.custom" ], [ "$tmp/dump.custom" ] ],
-    [ 'directory -j 2', [ '-Fd', '-j', '2', '-f', "$tmp/dump.dir" ], [ '-j', '2', "$tmp/dump.dir" ] ],
-);
-my $n = 0;
-foreach my $f (@formats)
-{
-    my ($label, $dumpargs, $restoreargs) = @$f;
-    my $db = 'restored' . $n++;
-    $node->command_ok([ 'pg_dump', @$dumpargs, '-d', $node->connstr('postgres') ], "pg_dump $label");
-    $node->safe_psql('postgres', "CREATE DATABASE $db");
-    if (defined $restoreargs)
-    {
-        $node->command_ok([ 'pg_restore', '-d', $node->connstr($db), @$restoreargs ], "pg_restore $label");
-    }
-    else
-    {
-        $node->command_ok([ 'psql', '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', $node->connstr($db),
-                            '-f', "$tmp/dump.sql" ], "psql restore $label");
-    }
+cx_dump_restore_each($node, $tmp, sub {
+    my ($label, $db) = @_;
     is($node->safe_psql($db, $am_sql), 'compressx', "$label: access method kept");
     is($node->safe_psql($db, $settings_sql), $settings, "$label: settings kept, on the right columns");
     is($node->safe_psql($db, $data_sql), $data, "$label: data identical");
@@ -97,7 +78,7 @@ foreach my $f (@formats)
     $node->safe_psql($db, 'ALTER TABLE docs RENAME COLUMN meta TO info');
     is($node->safe_psql($db, q{SELECT codec || '/' || level FROM compressx.column_settings WHERE attname = 'info'}),
         'zstd/12', "$label: rename after restore follows the column");
-}
+});
 
 # Restore into a database that already holds a dictionary with the same
 # id: the restored dictionary row collides (pg_restore reports the error),

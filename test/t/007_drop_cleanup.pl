@@ -90,29 +90,10 @@ like($settings, qr/(^|,)$oid{orphan}\.body=lz4/, 'the row names its relation by 
 
 # pg_dump leaves that row out, so restores keep every other setting.
 my $kept = 'keep.body=lz4/9/-,keep.note=pglz/-/8';
-my @formats = (
-	[ 'plain', [ '-Fp', '-f', "$tmp/dump.sql" ], undef ],
-	[ 'custom', [ '-Fc', '-f', "$tmp/dump.custom" ], [ "$tmp/dump.custom" ] ],
-	[ 'directory -j 2', [ '-Fd', '-j', '2', '-f', "$tmp/dump.dir" ], [ '-j', '2', "$tmp/dump.dir" ] ],
-);
-my $n = 0;
-foreach my $f (@formats)
-{
-	my ($label, $dumpargs, $restoreargs) = @$f;
-	my $db = 'restored' . $n++;
-	$node->command_ok([ 'pg_dump', @$dumpargs, '-d', $node->connstr('postgres') ], "pg_dump $label");
-	$node->safe_psql('postgres', "CREATE DATABASE $db");
-	if (defined $restoreargs)
-	{
-		$node->command_ok([ 'pg_restore', '-d', $node->connstr($db), @$restoreargs ], "pg_restore $label");
-	}
-	else
-	{
-		$node->command_ok([ 'psql', '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', $node->connstr($db),
-				'-f', "$tmp/dump.sql" ], "psql restore $label");
-	}
+cx_dump_restore_each($node, $tmp, sub {
+	my ($label, $db) = @_;
 	is($node->safe_psql($db, $settings_sql), $kept, "$label: every existing table's settings restored, the orphan left out");
-}
+});
 
 # A dump holding rows of a dropped table and of a dropped column (as older
 # versions dumped them) restores, skipping those rows with a warning each.

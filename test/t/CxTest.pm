@@ -5,7 +5,8 @@ use warnings;
 use Exporter 'import';
 use Test::More;
 
-our @EXPORT = qw(cx_install_helpers cx_toast_referenced_ok cx_state_sql cx_dict_table_sql);
+our @EXPORT = qw(cx_install_helpers cx_toast_referenced_ok cx_state_sql cx_dict_table_sql
+  cx_dump_restore_each);
 
 # Create the extension and toast_values(rel): distinct values in the
 # table's TOAST relation.
@@ -57,6 +58,37 @@ sub cx_dict_table_sql
 	    SELECT compressx.train_dictionary('$table', 'doc', 2048);
 	    VACUUM FULL $table;
 	};
+}
+
+# Dump database postgres of $node in each format pg_dump has (plain,
+# custom, directory with -j 2) into $dir, restore each into a new database
+# (restored0, restored1, ...), and call $check->($label, $dbname) on it.
+sub cx_dump_restore_each
+{
+	my ($node, $dir, $check) = @_;
+	my @formats = (
+		[ 'plain', [ '-Fp', '-f', "$dir/dump.sql" ], undef ],
+		[ 'custom', [ '-Fc', '-f', "$dir/dump.custom" ], [ "$dir/dump.custom" ] ],
+		[ 'directory -j 2', [ '-Fd', '-j', '2', '-f', "$dir/dump.dir" ], [ '-j', '2', "$dir/dump.dir" ] ],
+	);
+	my $n = 0;
+	foreach my $f (@formats)
+	{
+		my ($label, $dumpargs, $restoreargs) = @$f;
+		my $db = 'restored' . $n++;
+		$node->command_ok([ 'pg_dump', @$dumpargs, '-d', $node->connstr('postgres') ], "pg_dump $label");
+		$node->safe_psql('postgres', "CREATE DATABASE $db");
+		if (defined $restoreargs)
+		{
+			$node->command_ok([ 'pg_restore', '-d', $node->connstr($db), @$restoreargs ], "pg_restore $label");
+		}
+		else
+		{
+			$node->command_ok([ 'psql', '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', $node->connstr($db),
+								'-f', "$dir/dump.sql" ], "psql restore $label");
+		}
+		$check->($label, $db);
+	}
 }
 
 1;
