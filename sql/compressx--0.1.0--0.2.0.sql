@@ -110,3 +110,219 @@ BEGIN
     RETURN NEW;
 END
 $$;
+
+-- Every operator this script binds is pg_catalog's, named with OPERATOR():
+-- while an extension script runs, the target schema (public by default) is
+-- on search_path, and an operator a role planted there for a type pair
+-- pg_catalog has no exact operator for (regclass = oid, oid = integer,
+-- numeric / bigint) would be bound into a view and run as whoever reads
+-- it.  Version 0.1.0's views had such pairs; they are replaced here.
+
+-- Settings are keyed by column number (was the column name): a rename can
+-- no longer make two rows collide.  0.1.0 renamed rows after any ALTER
+-- TABLE, for every table; ALTER TYPE .. RENAME ATTRIBUTE .. CASCADE renamed
+-- columns without it, and the next rename anywhere could then fail on the
+-- key for everyone's ALTER TABLE.
+ALTER TABLE compressx.column_settings DROP CONSTRAINT column_settings_pkey;
+-- rows of temporary tables (no longer allowed: they outlive their tables)
+DELETE FROM compressx.column_settings s
+USING pg_catalog.pg_class c
+WHERE c.oid OPERATOR(pg_catalog.=) s.relid
+  AND c.relpersistence OPERATOR(pg_catalog.=) 't'::pg_catalog."char";
+-- of two rows for one column (a rename the event trigger missed, then a
+-- setting under the new name), keep the one that names the column as it is
+DELETE FROM compressx.column_settings s
+WHERE s.ctid OPERATOR(pg_catalog.=) ANY (
+    SELECT r.ctid
+    FROM (SELECT x.ctid,
+                 pg_catalog.row_number() OVER (
+                     PARTITION BY x.relid, x.attnum
+                     ORDER BY COALESCE(a.attname OPERATOR(pg_catalog.=) x.attname, false) DESC,
+                              x.ctid) AS n
+          FROM compressx.column_settings x
+          LEFT JOIN pg_catalog.pg_attribute a
+                 ON a.attrelid OPERATOR(pg_catalog.=) x.relid
+                AND a.attnum OPERATOR(pg_catalog.=) x.attnum
+                AND NOT a.attisdropped) r
+    WHERE r.n OPERATOR(pg_catalog.>) 1);
+UPDATE compressx.column_settings s
+SET attname = a.attname
+FROM pg_catalog.pg_attribute a
+WHERE a.attrelid OPERATOR(pg_catalog.=) s.relid
+  AND a.attnum OPERATOR(pg_catalog.=) s.attnum
+  AND NOT a.attisdropped
+  AND a.attname OPERATOR(pg_catalog.<>) s.attname;
+ALTER TABLE compressx.column_settings ADD PRIMARY KEY (relid, attnum);
+
+-- Column renames through ALTER TYPE .. RENAME ATTRIBUTE .. CASCADE too.
+DROP EVENT TRIGGER compressx_ddl_end;
+CREATE EVENT TRIGGER compressx_ddl_end ON ddl_command_end
+    WHEN TAG IN ('ALTER TABLE', 'ALTER MATERIALIZED VIEW', 'ALTER TYPE')
+    EXECUTE FUNCTION compressx.on_ddl_end();
+
+-- Tables hidden by row-level security from the current user are left out:
+-- compressx's inspection reads every row of a table.
+CREATE OR REPLACE VIEW compressx.readable_tables AS
+SELECT c.oid AS relid,
+       n.nspname AS schema_name,
+       c.relname AS table_name,
+       am.amname AS access_method,
+       c.reltoastrelid
+FROM pg_catalog.pg_class c
+JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace
+JOIN pg_catalog.pg_am am ON am.oid OPERATOR(pg_catalog.=) c.relam
+WHERE c.relkind OPERATOR(pg_catalog.=) ANY ('{r,m}'::pg_catalog."char"[])
+  AND am.amname OPERATOR(pg_catalog.=) ANY ('{heap,compressx}'::pg_catalog.name[])
+  AND NOT n.nspname OPERATOR(pg_catalog.=) ANY ('{pg_catalog,information_schema,pg_toast}'::pg_catalog.name[])
+  AND (c.relpersistence OPERATOR(pg_catalog.<>) 't'::pg_catalog."char"
+       OR c.relnamespace OPERATOR(pg_catalog.=) pg_catalog.pg_my_temp_schema())
+  AND pg_catalog.has_table_privilege(c.oid, 'SELECT')
+  AND NOT pg_catalog.row_security_active(c.oid);
+
+CREATE OR REPLACE VIEW compressx.table_ratios AS
+SELECT t.schema_name,
+       t.table_name,
+       t.access_method,
+       pg_catalog.pg_relation_size(t.relid) AS heap_bytes,
+       CASE WHEN t.reltoastrelid OPERATOR(pg_catalog.<>) 0::pg_catalog.oid
+            THEN pg_catalog.pg_total_relation_size(t.reltoastrelid)
+            ELSE 0::pg_catalog.int8
+       END AS toast_bytes,
+       pg_catalog.pg_indexes_size(t.relid) AS index_bytes,
+       pg_catalog.pg_total_relation_size(t.relid) AS total_bytes,
+       s.values_sampled,
+       s.raw_bytes,
+       s.stored_bytes,
+       CASE WHEN s.stored_bytes OPERATOR(pg_catalog.>) 0::pg_catalog.int8
+            THEN pg_catalog.round(s.raw_bytes::pg_catalog.numeric
+                                  OPERATOR(pg_catalog./) s.stored_bytes::pg_catalog.numeric, 2)
+       END AS ratio
+FROM compressx.readable_tables t
+CROSS JOIN LATERAL (
+    SELECT pg_catalog.sum(cs."values")::pg_catalog.int8 AS values_sampled,
+           pg_catalog.sum(cs.raw_bytes)::pg_catalog.int8 AS raw_bytes,
+           pg_catalog.sum(cs.stored_bytes)::pg_catalog.int8 AS stored_bytes
+    FROM compressx.column_stats(t.relid, compressx.ratio_sample_rows()) cs
+) s;
+
+CREATE OR REPLACE VIEW compressx.column_codecs AS
+SELECT n.nspname AS schema_name,
+       c.relname AS table_name,
+       s.column_name,
+       am.amname AS access_method,
+       s.codec,
+       s.level,
+       s.min_size,
+       s.explicit,
+       s.dictionary
+FROM pg_catalog.pg_class c
+JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace
+JOIN pg_catalog.pg_am am ON am.oid OPERATOR(pg_catalog.=) c.relam
+CROSS JOIN LATERAL compressx.column_codec_settings(c.oid) s
+WHERE c.relkind OPERATOR(pg_catalog.=) ANY ('{r,m}'::pg_catalog."char"[])
+  AND (am.amname OPERATOR(pg_catalog.=) 'compressx'::pg_catalog.name
+       OR EXISTS (SELECT 1 FROM compressx.column_settings cs
+                  WHERE cs.relid::pg_catalog.oid OPERATOR(pg_catalog.=) c.oid))
+  AND pg_catalog.has_table_privilege(c.oid, 'SELECT');
+
+CREATE OR REPLACE VIEW compressx.recompress_progress AS
+SELECT p.pid,
+       d.datname,
+       p.relid,
+       p.relid::pg_catalog.regclass AS relation,
+       CASE WHEN p.param2 OPERATOR(pg_catalog.=) 0::pg_catalog.int8 THEN 'checking values'
+            WHEN p.param2 OPERATOR(pg_catalog.=) 1::pg_catalog.int8 THEN 'rewriting'
+            WHEN p.param2 OPERATOR(pg_catalog.=) 5::pg_catalog.int8 THEN 'swapping relation files'
+            WHEN p.param2 OPERATOR(pg_catalog.=) 6::pg_catalog.int8 THEN 'rebuilding indexes'
+            WHEN p.param2 OPERATOR(pg_catalog.=) 7::pg_catalog.int8 THEN 'final cleanup'
+       END AS phase,
+       p.param19 AS partition_number,
+       p.param6 AS heap_blks_total,
+       p.param7 AS heap_blks_scanned,
+       p.param5 AS tuples_written,
+       p.param18 AS values_rewritten,
+       p.param8 AS indexes_rebuilt
+FROM pg_catalog.pg_stat_get_progress_info('CLUSTER') p
+LEFT JOIN pg_catalog.pg_database d ON d.oid OPERATOR(pg_catalog.=) p.datid
+WHERE p.param20 OPERATOR(pg_catalog.=) 1129861699::pg_catalog.int8;
+
+-- recompress_table in schema compressx as well, where only the extension's
+-- owner can create objects: a role with CREATE on the extension's schema
+-- (public by default) can plant a better-matching recompress_table(text,
+-- text) there, which an unqualified call would run instead.
+CREATE FUNCTION compressx.recompress_table(
+    rel regclass, codec text DEFAULT NULL, level integer DEFAULT NULL,
+    columns name[] DEFAULT NULL)
+RETURNS TABLE (column_name name, values_rewritten bigint,
+               bytes_before bigint, bytes_after bigint)
+AS 'MODULE_PATHNAME', 'compressx_recompress_table'
+LANGUAGE C VOLATILE;
+
+COMMENT ON FUNCTION compressx.recompress_table(regclass, text, integer, name[]) IS
+'rewrite existing values of a table with a codec; takes ACCESS EXCLUSIVE lock; owner only (the same function as recompress_table in the extension''s schema; call this one where other roles may create objects in that schema)';
+
+-- The publication guard checks what the command touched: the relations it
+-- created or altered (with their partitions and inheritance children) and
+-- the publications it created or altered.  It checked every publication
+-- before, so one published compressx table (made through CREATE SCHEMA ..
+-- CREATE TABLE, which it did not watch) failed every later CREATE TABLE
+-- and ALTER TABLE in the database, whoever ran them.
+CREATE OR REPLACE FUNCTION compressx.check_publications()
+RETURNS event_trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    pub name;
+    tbl regclass;
+BEGIN
+    WITH cmd AS (
+        SELECT DISTINCT d.classid, d.objid
+        FROM pg_event_trigger_ddl_commands() d
+    ), pubs AS (
+        -- ALTER PUBLICATION .. ADD reports the membership it adds
+        SELECT c.objid AS pubid FROM cmd c WHERE c.classid = 'pg_publication'::regclass
+        UNION
+        SELECT pr.prpubid FROM cmd c JOIN pg_publication_rel pr ON pr.oid = c.objid
+        WHERE c.classid = 'pg_publication_rel'::regclass
+        UNION
+        SELECT pn.pnpubid FROM cmd c JOIN pg_publication_namespace pn ON pn.oid = c.objid
+        WHERE c.classid = 'pg_publication_namespace'::regclass
+    ), rels AS (
+        SELECT c.objid AS relid FROM cmd c WHERE c.classid = 'pg_class'::regclass
+        UNION
+        SELECT i.inhrelid FROM cmd c, LATERAL (
+            WITH RECURSIVE tree(relid) AS (
+                SELECT c.objid
+                UNION
+                SELECT h.inhrelid FROM pg_inherits h JOIN tree ON h.inhparent = tree.relid)
+            SELECT tree.relid AS inhrelid FROM tree) i
+        WHERE c.classid = 'pg_class'::regclass
+    )
+    SELECT p.pubname, t.relid::regclass INTO pub, tbl
+    FROM pg_publication p
+    CROSS JOIN LATERAL pg_get_publication_tables(p.pubname::text) g
+    CROSS JOIN LATERAL (SELECT g.relid
+                        UNION
+                        SELECT pt.relid FROM pg_partition_tree(g.relid) pt) t
+    JOIN pg_class c ON c.oid = t.relid
+    JOIN pg_am am ON am.oid = c.relam
+    WHERE am.amname = 'compressx'
+      AND (t.relid IN (SELECT r.relid FROM rels r)
+           OR p.oid IN (SELECT pubs.pubid FROM pubs))
+    ORDER BY p.pubname, t.relid::regclass::text
+    LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'compressx table % cannot be part of publication "%"', tbl, pub
+            USING ERRCODE = 'feature_not_supported',
+                  DETAIL = 'Logical replication decodes WAL, not the table access method, so it cannot read values compressx stores in its own format.',
+                  HINT = format('Leave the table out of the publication, or store it as heap: ALTER TABLE %s SET ACCESS METHOD heap.', tbl);
+    END IF;
+END
+$$;
+
+DROP EVENT TRIGGER compressx_publications;
+CREATE EVENT TRIGGER compressx_publications ON ddl_command_end
+    WHEN TAG IN ('CREATE PUBLICATION', 'ALTER PUBLICATION', 'CREATE TABLE',
+                 'CREATE TABLE AS', 'SELECT INTO', 'ALTER TABLE', 'CREATE SCHEMA')
+    EXECUTE FUNCTION compressx.check_publications();

@@ -28,6 +28,21 @@ CREATE PUBLICATION cx_p6 FOR TABLE pub_parted WITH (publish_via_partition_root =
 CREATE TABLE pub_parted_1 PARTITION OF pub_parted FOR VALUES FROM (0) TO (10) USING compressx;
 CREATE TABLE pub_parted_2 (k integer, t text) USING compressx;
 ALTER TABLE pub_parted ATTACH PARTITION pub_parted_2 FOR VALUES FROM (10) TO (20);
+-- A FOR ALL TABLES publication made while the guard was off (or before
+-- compressx tables existed): DDL that touches a compressx table or the
+-- publication is refused, DDL on other tables goes on, whoever runs it.
+ALTER EVENT TRIGGER compressx_publications DISABLE;
+CREATE PUBLICATION cx_p7 FOR ALL TABLES;
+ALTER EVENT TRIGGER compressx_publications ENABLE;
+CREATE SCHEMA cx_s3 CREATE TABLE sneaky (t text) USING compressx;
+SELECT count(*) AS sneaky_schema FROM pg_namespace WHERE nspname = 'cx_s3';
+CREATE TABLE pub_unrelated (t text);
+ALTER TABLE pub_unrelated ADD COLUMN u text;
+ALTER TABLE pub_heap ADD COLUMN u text;
+ALTER TABLE cx_s1.x ADD COLUMN u text;
+ALTER PUBLICATION cx_p7 SET (publish = 'insert');
+DROP PUBLICATION cx_p7;
+DROP TABLE pub_unrelated;
 -- what is left: only publications without compressx tables
 SELECT pubname FROM pg_publication ORDER BY 1;
 SELECT count(*) AS published_compressx_tables

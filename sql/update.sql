@@ -7,7 +7,23 @@ SELECT extversion FROM pg_extension WHERE extname = 'compressx';
 CREATE TABLE upd (id integer, body text) USING compressx;
 SELECT compressx.set_column_codec('upd', 'body', 'zstd', 7);
 INSERT INTO upd SELECT i, repeat('update path ' || i, 50) FROM generate_series(1, 10) i;
+-- rows whose names went stale (renames while event triggers were off):
+-- 0.2.0 keys settings by column number and mends the names
+CREATE TABLE upd2 (a text, b text) USING compressx;
+SELECT compressx.set_column_codec('upd2', 'a', 'lz4');
+SELECT compressx.set_column_codec('upd2', 'b', 'pglz');
+ALTER EVENT TRIGGER compressx_ddl_end DISABLE;
+ALTER TABLE upd2 RENAME a TO c;
+ALTER TABLE upd2 RENAME b TO a;
+ALTER EVENT TRIGGER compressx_ddl_end ENABLE;
 ALTER EXTENSION compressx UPDATE;
+SELECT attname, attnum, codec FROM compressx.column_settings
+WHERE relid = 'upd2'::regclass ORDER BY attnum;
+SELECT column_name, codec FROM compressx.column_codec_settings('upd2') ORDER BY 1;
+SELECT a.attname AS key_column
+FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)
+WHERE i.indrelid = 'compressx.column_settings'::regclass AND i.indisprimary ORDER BY a.attnum;
+DROP TABLE upd2;
 SELECT extversion FROM pg_extension WHERE extname = 'compressx';
 SELECT column_name, codec, level FROM compressx.column_codec_settings('upd') ORDER BY 1;
 SELECT count(*) FILTER (WHERE body = repeat('update path ' || id, 50)) AS intact FROM upd;

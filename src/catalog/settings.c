@@ -5,12 +5,16 @@
  *	  compressx.reset_column_codec(), their cache, and the GUC defaults.
  *
  * Settings live in the extension table compressx.column_settings, keyed by
- * (relid regclass, attname): pg_dump writes regclass values as names, so a
- * restore maps them to the new OIDs, and config-dump marks the rows for
- * dumping.  attnum is kept only to follow column renames (the event trigger
- * compressx.on_ddl_end).  A row trigger invalidates the relcache of the
- * table whose settings change; the per-relation cache here is dropped on
- * that invalidation.
+ * (relid regclass, attnum): a column keeps its settings through any rename
+ * by construction.  pg_dump writes regclass values as names, so a restore
+ * maps them to the new OIDs, and config-dump marks the rows for dumping;
+ * attname is what identifies the column across a dump and restore (the
+ * restored database numbers columns afresh: the trigger
+ * compressx.settings_fix_attnum takes attnum from it).  The event trigger
+ * compressx.on_ddl_end keeps attname in step with renames; as attname is
+ * not part of the key, that update cannot fail whatever order renames came
+ * in.  A row trigger invalidates the relcache of the table whose settings
+ * change; the per-relation cache here is dropped on that invalidation.
  *
  * Precedence for a column: its row in compressx.column_settings, else the
  * column's own COMPRESSION (pglz or lz4, from CREATE TABLE or ALTER TABLE ..
@@ -104,7 +108,7 @@ const struct config_enum_entry cx_codec_options[] = {
 
 typedef struct CachedSetting
 {
-	NameData	attname;
+	AttrNumber	attnum;
 	int			codec_id;
 	int			level;			/* -1000: NULL */
 	int			min_size;		/* -1: NULL */
@@ -301,7 +305,7 @@ load_settings(Oid relid)
 			Oid			dict_owner;
 
 			heap_deform_tuple(tup, RelationGetDescr(srel), values, nulls);
-			namestrcpy(&cs->attname, NameStr(*DatumGetName(values[Anum_cs_attname - 1])));
+			cs->attnum = DatumGetInt16(values[Anum_cs_attnum - 1]);
 			codec = cx_codec_by_name_or_error(TextDatumGetCString(values[Anum_cs_codec - 1]));
 			cs->codec_id = codec->id;
 			cs->level = nulls[Anum_cs_level - 1] ? LEVEL_NULL :
@@ -317,7 +321,8 @@ load_settings(Oid relid)
 				ereport(WARNING,
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 						 errmsg("column \"%s\" of relation \"%s\" names a zstd dictionary of another table",
-								NameStr(cs->attname), get_rel_name(relid)),
+								NameStr(*DatumGetName(values[Anum_cs_attname - 1])),
+								get_rel_name(relid)),
 						 errdetail("Dictionary %d serves another table; new values of the column are compressed without a dictionary.",
 								   cs->dict_id)));
 				cs->dict_id = 0;
@@ -365,20 +370,23 @@ settings_of(Oid relid)
 }
 
 /*
- * The settings row of column attname in the entry of relid or, for a
- * partition without one, of the nearest ancestor that has one (a partition
- * created after set_column_codec on its parent follows the parent), or
- * NULL.  *from: the relation whose row it is.
+ * The settings row of column attnum (named attname) in the entry of relid
+ * or, for a partition without one, of the nearest ancestor that has one (a
+ * partition created after set_column_codec on its parent follows the
+ * parent), or NULL.  An ancestor's column is found by name: a partition's
+ * columns have its parent's names, not always their numbers.  *from: the
+ * relation whose row it is.
  */
 static CachedSetting *
-find_setting(Oid relid, bool is_partition, const char *attname, Oid *from)
+find_setting(Oid relid, bool is_partition, AttrNumber attnum, const char *attname,
+			 Oid *from)
 {
 	for (;;)
 	{
 		SettingsEntry *entry = settings_of(relid);
 
 		for (int j = 0; j < entry->count; j++)
-			if (strcmp(NameStr(entry->items[j].attname), attname) == 0)
+			if (entry->items[j].attnum == attnum)
 			{
 				*from = relid;
 				return &entry->items[j];
@@ -387,6 +395,9 @@ find_setting(Oid relid, bool is_partition, const char *attname, Oid *from)
 			return NULL;
 		relid = get_partition_parent(relid, true);
 		is_partition = get_rel_relispartition(relid);
+		attnum = get_attnum(relid, attname);
+		if (attnum == InvalidAttrNumber)
+			return NULL;
 	}
 }
 
@@ -437,7 +448,7 @@ resolve_uncached(Relation rel, Oid relid, CxColumnSetting *out)
 									  CX_CODEC_PGLZ : CX_CODEC_LZ4);
 			s->level = s->codec->default_level;
 		}
-		cs = find_setting(relid, is_partition, NameStr(att->attname), &from);
+		cs = find_setting(relid, is_partition, att->attnum, NameStr(att->attname), &from);
 		if (cs == NULL)
 			continue;
 		s->codec = cx_codec_by_id(cs->codec_id);
@@ -581,14 +592,22 @@ cx_store_column_setting(Oid relid, const char *attname, AttrNumber attnum,
 	values[5] = Int32GetDatum(min_size);
 	nulls[5] = min_size_isnull ? 'n' : ' ';
 	values[6] = BoolGetDatum(keep_min_size);
-	cx_settings_exec("INSERT INTO compressx.column_settings AS s "
-				  "(relid, attname, attnum, codec, level, min_size) "
-				  "VALUES ($1::pg_catalog.oid::pg_catalog.regclass, $2, $3, $4, $5, $6) "
-				  "ON CONFLICT (relid, attname) DO UPDATE SET attnum = EXCLUDED.attnum, "
-				  "codec = EXCLUDED.codec, level = EXCLUDED.level, "
-				  "min_size = CASE WHEN $7 THEN s.min_size ELSE EXCLUDED.min_size END, "
+	/*
+	 * An update, else an insert, rather than INSERT .. ON CONFLICT: the key
+	 * is (relid, attnum) since 0.2.0, (relid, attname) before, and this
+	 * library serves both until ALTER EXTENSION UPDATE.  Callers hold a
+	 * self-exclusive lock on relid, so no other session adds the row.
+	 */
+	cx_settings_exec("WITH u AS (UPDATE compressx.column_settings s "
+				  "SET attname = $2, codec = $4, level = $5, "
+				  "min_size = CASE WHEN $7 THEN s.min_size ELSE $6 END, "
 				  /* another codec retires the dictionary: zstd later does not revive it */
-				  "dict_id = CASE WHEN EXCLUDED.codec = 'zstd' THEN s.dict_id END",
+				  "dict_id = CASE WHEN $4 = 'zstd' THEN s.dict_id END "
+				  "WHERE s.relid = $1 AND s.attnum = $3 RETURNING 1) "
+				  "INSERT INTO compressx.column_settings "
+				  "(relid, attname, attnum, codec, level, min_size) "
+				  "SELECT $1::pg_catalog.oid::pg_catalog.regclass, $2, $3, $4, $5, $6 "
+				  "WHERE NOT EXISTS (SELECT FROM u)",
 				  7, types, values, nulls);
 }
 
@@ -764,7 +783,8 @@ compressx_reset_column_codec(PG_FUNCTION_ARGS)
 		nulls[1] = PG_ARGISNULL(1) ? 'n' : ' ';
 		cx_settings_exec("DELETE FROM compressx.column_settings "
 					  "WHERE relid = $1::pg_catalog.oid::pg_catalog.regclass "
-					  "AND ($2 IS NULL OR attname = $2)",
+					  "AND ($2 IS NULL OR attnum = (SELECT a.attnum FROM pg_attribute a "
+					  "WHERE a.attrelid = $1 AND a.attname = $2 AND NOT a.attisdropped))",
 					  2, types, values, nulls);
 	}
 	PG_RETURN_VOID();
@@ -895,27 +915,32 @@ compressx_settings_changed(PG_FUNCTION_ARGS)
 }
 
 /*
- * Event trigger on ALTER TABLE: a renamed column keeps its settings.  Runs
+ * Event trigger on ALTER TABLE, ALTER MATERIALIZED VIEW and ALTER TYPE: a
+ * renamed column's row takes its new name (ALTER TYPE .. RENAME ATTRIBUTE
+ * .. CASCADE renames the columns of typed tables).  Rows are keyed by
+ * column number, so this touches only attname and cannot conflict with
+ * another row, whoever's table it names: it also mends the names of rows
+ * whose renames it missed (made while event triggers were disabled).  Runs
  * as the settings table's owner (any role's DDL fires it).
  */
 Datum
 compressx_on_ddl_end(PG_FUNCTION_ARGS)
 {
 	EventTriggerData *trigdata = (EventTriggerData *) fcinfo->context;
+	RenameStmt *stmt;
 
 	if (!CALLED_AS_EVENT_TRIGGER(fcinfo))
 		elog(ERROR, "compressx_on_ddl_end: not called by event trigger manager");
 	/* only a column rename changes what the settings rows must name */
-	if (!IsA(trigdata->parsetree, RenameStmt) ||
-		((RenameStmt *) trigdata->parsetree)->renameType != OBJECT_COLUMN)
+	if (!IsA(trigdata->parsetree, RenameStmt))
+		PG_RETURN_VOID();
+	stmt = (RenameStmt *) trigdata->parsetree;
+	if (stmt->renameType != OBJECT_COLUMN && stmt->renameType != OBJECT_ATTRIBUTE)
 		PG_RETURN_VOID();
 	cx_settings_exec("UPDATE compressx.column_settings s SET attname = a.attname "
 				  "FROM pg_catalog.pg_attribute a "
 				  "WHERE a.attrelid = s.relid AND a.attnum = s.attnum "
-				  "AND NOT a.attisdropped AND a.attname <> s.attname "
-				  "AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_attribute b "
-				  "WHERE b.attrelid = s.relid AND b.attname = s.attname "
-				  "AND NOT b.attisdropped)",
+				  "AND NOT a.attisdropped AND a.attname <> s.attname",
 				  0, NULL, NULL, NULL);
 	PG_RETURN_VOID();
 }

@@ -165,6 +165,20 @@ compressx_train_dictionary(PG_FUNCTION_ARGS)
 				 errhint("Choose zstd first: SELECT compressx.set_column_codec('%s', '%s', 'zstd');",
 						 RelationGetRelationName(rel), column)));
 
+	/*
+	 * The dictionary holds pieces of every row sampled, and with it the
+	 * stored size of a new value tells how much of it those rows contain:
+	 * a role that may insert into the column and read sizes (or watch the
+	 * table grow) can test guesses against rows its policies hide.
+	 */
+	if (rel->rd_rel->relrowsecurity)
+		ereport(WARNING,
+				(errmsg("table \"%s\" has row-level security: the dictionary is trained on rows of every user",
+						RelationGetRelationName(rel)),
+				 errdetail("Roles that may insert into column \"%s\" can learn about rows hidden from them from the stored size of the values they insert.",
+						   column),
+				 errhint("Use a dictionary only where every role that writes the column may read all of its rows; compressx.reset_column_codec() stops using it.")));
+
 	/* the plain values of a block sample */
 	sample = cx_sample_tuples(rel, GetActiveSnapshot(), sample_rows, sample_rows);
 	foreach(lc, sample)
@@ -241,10 +255,13 @@ compressx_train_dictionary(PG_FUNCTION_ARGS)
 		"WITH d AS (INSERT INTO compressx.dictionaries "
 		"(relid, attname, dict, sample_values, sample_bytes) "
 		"VALUES ($1::pg_catalog.oid::pg_catalog.regclass, $2, $3, $4, $5) RETURNING dict_id), "
-		"s AS (INSERT INTO compressx.column_settings AS s "
+		/* update, else insert: see cx_store_column_setting() */
+		"u AS (UPDATE compressx.column_settings s SET dict_id = d.dict_id FROM d "
+		"WHERE s.relid = $1 AND s.attnum = $6 RETURNING 1), "
+		"s AS (INSERT INTO compressx.column_settings "
 		"(relid, attname, attnum, codec, level, dict_id) "
 		"SELECT $1::pg_catalog.oid::pg_catalog.regclass, $2, $6, 'zstd', $7, d.dict_id FROM d "
-		"ON CONFLICT (relid, attname) DO UPDATE SET dict_id = EXCLUDED.dict_id) "
+		"WHERE NOT EXISTS (SELECT FROM u)) "
 		"SELECT dict_id FROM d",
 		7, types, values, NULL);
 	if (dict_id <= 0)

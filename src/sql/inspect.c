@@ -37,6 +37,7 @@
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/rls.h"
 #include "utils/sampling.h"
 #include "utils/snapmgr.h"
 
@@ -222,22 +223,34 @@ cx_sample_tuples(Relation rel, Snapshot snapshot, int64 sample_rows, int64 limit
 	return st.tuples;
 }
 
-/* Errors unless the current user may SELECT from relid.  Takes no lock. */
+/*
+ * Errors unless the current user may SELECT from relid and read all of its
+ * rows.  compressx's inspection reads every row version of a table,
+ * whatever policies say: where row-level security applies to the user,
+ * sizes, methods, problems and compressibility of rows it hides would be
+ * told.  Takes no lock.
+ */
 static void
 check_select(Oid relid)
 {
 	AclResult	aclresult = pg_class_aclcheck(relid, GetUserId(), ACL_SELECT);
+	char	   *name;
 
+	if (aclresult == ACLCHECK_OK &&
+		check_enable_rls(relid, InvalidOid, true) != RLS_ENABLED)
+		return;
+	name = get_rel_name(relid);
+	if (name == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", relid)));
 	if (aclresult != ACLCHECK_OK)
-	{
-		char	   *name = get_rel_name(relid);
-
-		if (name == NULL)
-			ereport(ERROR,
-					(errcode(ERRCODE_UNDEFINED_TABLE),
-					 errmsg("relation with OID %u does not exist", relid)));
 		aclcheck_error(aclresult, OBJECT_TABLE, name);
-	}
+	ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			 errmsg("row-level security is enabled for table \"%s\"", name),
+			 errdetail("compressx reads every row of a table, including rows the table's policies hide from you."),
+			 errhint("Run it as the table's owner (without FORCE ROW LEVEL SECURITY) or as a role with BYPASSRLS.")));
 }
 
 /*
