@@ -34,3 +34,10 @@ REGRESS_OPTS = --load-extension=compressx
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
+
+# PostgreSQL 15 and later only (table access method API, pg_stat_progress
+# and PGXS features compressx uses): stop here with a clear message rather
+# than with a compile error deep in a file.
+ifneq ($(filter 9.% 10 11 12 13 14,$(MAJORVERSION)),)
+$(error compressx needs PostgreSQL 15 or later; $(PG_CONFIG) is PostgreSQL $(VERSION))
+endif
