@@ -27,6 +27,7 @@
 #include "catalog/dict.h"
 #include "catalog/settings.h"
 #include "sql/inspect.h"
+#include "storage/codec.h"
 
 PG_MODULE_MAGIC;
 
@@ -35,6 +36,7 @@ void		_PG_init(void);
 void
 _PG_init(void)
 {
+	cx_codec_init();
 	cx_settings_init();
 	cx_dict_init();
 	cx_rewrite_init();

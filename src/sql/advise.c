@@ -74,6 +74,20 @@ typedef struct Trial
 } Trial;
 
 /*
+ * How much of a value the candidates compress: its first
+ * ADVISE_VALUE_MAX bytes.  pglz and lz4 compress in one call that cannot
+ * be interrupted (cx_codec_max_single_call()), and every candidate
+ * measures the same bytes.
+ */
+#define ADVISE_VALUE_MAX	(8 * 1024 * 1024)
+
+static int32
+advised_length(struct varlena *v)
+{
+	return Min(VARSIZE_ANY_EXHDR(v), ADVISE_VALUE_MAX);
+}
+
+/*
  * Compress and decompress every value with one candidate; values that do
  * not shrink count at their plain size, as compressx would store them.
  * cdict and ddict: the dictionary candidate's digested dictionary.
@@ -98,10 +112,11 @@ try_candidate(const Candidate *cand, List *values, void *cdict, void *ddict,
 	foreach(lc, values)
 	{
 		struct varlena *v = (struct varlena *) lfirst(lc);
-		int32		rawlen = VARSIZE_ANY_EXHDR(v);
+		int32		rawlen = advised_length(v);
 		int32		cap = cx_codec_bound(codec, rawlen);
 		int32		len;
 
+		CHECK_FOR_INTERRUPTS();
 		outs[i] = palloc(cap);
 		res->raw += rawlen;
 		len = cx_codec_compress(codec, cand->level, cdict, VARDATA_ANY(v), rawlen, outs[i], cap);
@@ -126,9 +141,10 @@ try_candidate(const Candidate *cand, List *values, void *cdict, void *ddict,
 	foreach(lc, values)
 	{
 		struct varlena *v = (struct varlena *) lfirst(lc);
-		int32		rawlen = VARSIZE_ANY_EXHDR(v);
+		int32		rawlen = advised_length(v);
 		char	   *dst;
 
+		CHECK_FOR_INTERRUPTS();
 		if (outlens[i] >= 0)
 		{
 			dst = palloc(Max(rawlen, 1));
@@ -320,12 +336,24 @@ compressx_advise(PG_FUNCTION_ARGS)
 
 		for (int c = 0; c < (int) NCANDIDATES; c++)
 		{
+			MemoryContext candcxt;
+
 			CHECK_FOR_INTERRUPTS();
 			res[c].done = false;
+
+			/*
+			 * A candidate's compressed copies of the sample go when it is
+			 * measured: only the sample itself stays (compressx.sample_memory).
+			 */
+			candcxt = AllocSetContextCreate(CurrentMemoryContext, "compressx advise candidate",
+											ALLOCSET_DEFAULT_SIZES);
+			oldcxt = MemoryContextSwitchTo(candcxt);
 			if (candidates[c].dictionary)
 				try_dictionary(&candidates[c], values, &res[c]);
 			else
 				try_candidate(&candidates[c], values, NULL, NULL, &res[c]);
+			MemoryContextSwitchTo(oldcxt);
+			MemoryContextDelete(candcxt);
 			if (!res[c].done)
 				continue;
 			/* by rate: the dictionary candidate compresses half the sample */

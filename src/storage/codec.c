@@ -8,6 +8,16 @@
  * created once per backend and reused (creating one per call made small
  * values several times slower to decode).
  *
+ * Large or expensive zstd compressions do not use the cached context: they
+ * stream the input through a context of their own in chunks, checking for
+ * interrupts between chunks (a level-22 compression of 20 MB otherwise ran
+ * for minutes deaf to cancel and terminate), with zstd's memory in a
+ * memory context that is deleted afterwards or on error (the cached context
+ * kept the 100+ MB buffers of a level-19 call), and with zstd's parameters
+ * narrowed to fit compressx.max_codec_memory.  pglz and lz4 formats are
+ * single blocks made by one library call, which cannot be interrupted:
+ * cx_codec_max_single_call() says how much input such a call may take.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -19,6 +29,9 @@
 
 #include "common/pg_lzcompress.h"
 #include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "utils/guc.h"
+#include "utils/memutils.h"
 
 #include "storage/codec.h"
 
@@ -34,6 +47,63 @@ static const CxCodec cx_codecs[CX_CODEC_COUNT] = {
 
 static ZSTD_CCtx *zstd_cctx = NULL;
 static ZSTD_DCtx *zstd_dctx = NULL;
+
+/* compressx.max_codec_memory, in MB: zstd's compression memory per call */
+static int	cx_max_codec_memory_mb = 256;
+
+/*
+ * Inputs above this use a context of their own (freed afterwards) rather
+ * than the cached one, and are streamed in chunks of this size.  zstd sizes
+ * its tables to the input, so the cached context, which sees only smaller
+ * inputs, stays small at every level (a few MB).  At level 19 a 128 kB
+ * chunk takes about 50 ms on a 2-core test machine, level 22 about twice
+ * that: the time between interrupt checks.
+ */
+#define CX_ZSTD_CHUNK			(128 * 1024)
+
+/*
+ * zstd's largest decoded size per compressed byte.  Every block decodes to
+ * at most 128 kB (Block_Maximum_Size, RFC 8878 section 3.1.1.2.3) and
+ * takes at least 4 bytes: a 3-byte block header and, for the most
+ * expansive kind (an RLE block), one byte of content.  A frame therefore
+ * never decodes to more than 131072 / 4 = 32768 times its size, whatever
+ * its header declares.
+ */
+#define CX_ZSTD_MAX_EXPANSION	(131072 / 4)
+
+void
+cx_codec_init(void)
+{
+	DefineCustomIntVariable("compressx.max_codec_memory",
+							"Memory one zstd compression may use.",
+							"Above it, zstd's window and match tables are narrowed for the call "
+							"(a slightly lower ratio at levels 20-22 on large values) rather than "
+							"the memory taken.",
+							&cx_max_codec_memory_mb, 256, 16, 4096,
+							PGC_SUSET, GUC_UNIT_MB, NULL, NULL, NULL);
+}
+
+/*
+ * How many bytes of input one call of a codec that cannot be interrupted
+ * midway may take (about half a second of work on a 2-core test machine:
+ * lz4 levels 2-12 ran at 14-90 MB/s, pglz and lz4 level 1 at 100 MB/s and
+ * more), or -1 for no limit (zstd is streamed in interruptible chunks).
+ */
+int64
+cx_codec_max_single_call(const CxCodec *codec, int level)
+{
+	switch (codec->id)
+	{
+		case CX_CODEC_NONE:
+		case CX_CODEC_ZSTD:
+			return -1;
+		case CX_CODEC_PGLZ:
+			return 64 * 1024 * 1024;
+		case CX_CODEC_LZ4:
+			return level <= 1 ? 256 * 1024 * 1024 : 8 * 1024 * 1024;
+	}
+	return -1;
+}
 
 const CxCodec *
 cx_codec_by_id(int id)
@@ -154,6 +224,99 @@ zstd_ensure_contexts(void)
 	}
 }
 
+/* zstd's parameters for level on srclen bytes, narrowed to the memory limit */
+static ZSTD_compressionParameters
+zstd_params(int level, int32 srclen)
+{
+	ZSTD_compressionParameters cp = ZSTD_getCParams(level, (unsigned long long) srclen, 0);
+	size_t		limit = (size_t) cx_max_codec_memory_mb * 1024 * 1024;
+
+	while (ZSTD_estimateCStreamSize_usingCParams(cp) > limit &&
+		   cp.windowLog > ZSTD_WINDOWLOG_MIN)
+	{
+		cp.windowLog--;
+		cp.chainLog = Min(cp.chainLog, cp.windowLog + 1);
+		cp.hashLog = Min(cp.hashLog, cp.windowLog + 1);
+		cp = ZSTD_adjustCParams(cp, (unsigned long long) srclen, 0);
+	}
+	return cp;
+}
+
+/* zstd's allocator for a context of its own: memory in a MemoryContext */
+static void *
+zstd_palloc(void *opaque, size_t size)
+{
+	return MemoryContextAllocExtended((MemoryContext) opaque, size,
+									  MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
+}
+
+static void
+zstd_pfree(void *opaque, void *address)
+{
+	if (address)
+		pfree(address);
+}
+
+/*
+ * Compress src with a zstd context of its own, CX_ZSTD_CHUNK bytes of
+ * input at a time, checking for interrupts between chunks.  zstd's memory
+ * lives in a memory context deleted on return, and with it on error or
+ * cancel.  The frame is what ZSTD_compress2() makes: content size (pledged
+ * up front) and checksum; with a dictionary, its parameters and no id.
+ */
+static int32
+zstd_compress_chunked(int level, const void *dict, const char *src, int32 srclen,
+					  char *dst, int32 dstcap)
+{
+	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext,
+											  "compressx zstd compression",
+											  ALLOCSET_DEFAULT_SIZES);
+	ZSTD_customMem mem = {zstd_palloc, zstd_pfree, cxt};
+	ZSTD_CCtx  *cctx = ZSTD_createCCtx_advanced(mem);
+	ZSTD_inBuffer in = {src, 0, 0};
+	ZSTD_outBuffer out = {dst, (size_t) dstcap, 0};
+	size_t		rc;
+
+	if (cctx == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OUT_OF_MEMORY),
+				 errmsg("out of memory"),
+				 errdetail("Could not create a zstd compression context.")));
+	if (dict)
+	{
+		ZSTD_CCtx_setParameter(cctx, ZSTD_c_dictIDFlag, 0);
+		ZSTD_CCtx_refCDict(cctx, (const ZSTD_CDict *) dict);
+	}
+	else
+	{
+		ZSTD_compressionParameters cp = zstd_params(level, srclen);
+
+		ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level);
+		ZSTD_CCtx_setParameter(cctx, ZSTD_c_windowLog, (int) cp.windowLog);
+		ZSTD_CCtx_setParameter(cctx, ZSTD_c_chainLog, (int) cp.chainLog);
+		ZSTD_CCtx_setParameter(cctx, ZSTD_c_hashLog, (int) cp.hashLog);
+	}
+	ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
+	ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 1);
+	ZSTD_CCtx_setPledgedSrcSize(cctx, (unsigned long long) srclen);
+	do
+	{
+		ZSTD_EndDirective mode;
+
+		CHECK_FOR_INTERRUPTS();
+		in.size = Min((size_t) srclen, in.pos + CX_ZSTD_CHUNK);
+		mode = in.size == (size_t) srclen ? ZSTD_e_end : ZSTD_e_continue;
+		rc = ZSTD_compressStream2(cctx, &out, &in, mode);
+		if (ZSTD_isError(rc))
+			elog(ERROR, "zstd compression failed: %s", ZSTD_getErrorName(rc));
+		/* the output buffer holds ZSTD_compressBound(): zstd never waits on it */
+		if (mode == ZSTD_e_end && rc != 0 && out.pos == out.size)
+			elog(ERROR, "zstd compression overran its buffer");
+	} while (!(in.pos == (size_t) srclen && rc == 0));
+	MemoryContextDelete(cxt);
+	return (int32) out.pos;
+}
+
 int32
 cx_codec_compress(const CxCodec *codec, int level, const void *dict,
 				  const char *src, int32 srclen, char *dst, int32 dstcap)
@@ -185,6 +348,9 @@ cx_codec_compress(const CxCodec *codec, int level, const void *dict,
 		case CX_CODEC_ZSTD:
 			{
 				size_t		n;
+
+				if (srclen > CX_ZSTD_CHUNK)
+					return zstd_compress_chunked(level, dict, src, srclen, dst, dstcap);
 
 				zstd_ensure_contexts();
 
@@ -236,9 +402,15 @@ cx_codec_plausible_rawlen(const CxCodec *codec, const char *src, int32 srclen,
 				unsigned long long content = ZSTD_getFrameContentSize(src, srclen);
 				unsigned long long bound;
 
+				/*
+				 * The frame header's size must match, and be one its blocks
+				 * can produce: a header is only a claim, and the caller
+				 * allocates what it says.
+				 */
 				if (content == ZSTD_CONTENTSIZE_ERROR ||
 					content == ZSTD_CONTENTSIZE_UNKNOWN ||
-					content != (unsigned long long) rawlen)
+					content != (unsigned long long) rawlen ||
+					(int64) rawlen > (int64) srclen * CX_ZSTD_MAX_EXPANSION)
 					return false;
 				bound = ZSTD_decompressBound(src, srclen);
 				return bound != ZSTD_CONTENTSIZE_ERROR &&

@@ -73,4 +73,14 @@ extern bool cx_codec_plausible_rawlen(const CxCodec *codec,
 									  const char *src, int32 srclen,
 									  int32 rawlen);
 
+/*
+ * Most input bytes one compression call of codec at level may take when it
+ * must be interruptible (pglz and lz4 compress in one library call), or -1
+ * for no limit.
+ */
+extern int64 cx_codec_max_single_call(const CxCodec *codec, int level);
+
+/* Register compressx.max_codec_memory. */
+extern void cx_codec_init(void);
+
 #endif							/* COMPRESSX_CODEC_H */

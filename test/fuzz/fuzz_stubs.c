@@ -15,7 +15,9 @@
 #include "access/toast_internals.h"
 #include "fmgr.h"
 #include "funcapi.h"
+#include "miscadmin.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/inval.h"
 #include "utils/memutils.h"
 #include "utils/tuplestore.h"
@@ -96,6 +98,46 @@ void *
 MemoryContextAlloc(MemoryContext context, Size size)
 {
 	return palloc(size);
+}
+
+/* the codec's own zstd contexts: memory from the arena, freed with it */
+MemoryContext
+AllocSetContextCreateInternal(MemoryContext parent, const char *name,
+							  Size minContextSize, Size initBlockSize,
+							  Size maxBlockSize)
+{
+	static int	dummy;
+
+	return (MemoryContext) &dummy;
+}
+
+void *
+MemoryContextAllocExtended(MemoryContext context, Size size, int flags)
+{
+	return arena_alloc(size);
+}
+
+void
+MemoryContextDelete(MemoryContext context)
+{
+}
+
+/* CHECK_FOR_INTERRUPTS(): never pending here */
+volatile sig_atomic_t InterruptPending = false;
+
+void
+ProcessInterrupts(void)
+{
+}
+
+/* compressx.max_codec_memory keeps its default */
+void
+DefineCustomIntVariable(const char *name, const char *short_desc,
+						const char *long_desc, int *valueAddr, int bootValue,
+						int minValue, int maxValue, GucContext context,
+						int flags, GucIntCheckHook check_hook,
+						GucIntAssignHook assign_hook, GucShowHook show_hook)
+{
 }
 
 char *
