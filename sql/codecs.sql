@@ -24,8 +24,11 @@ RESET compressx.ratio_sample_rows;
 DROP EXTENSION compressx;
 SELECT count(*) AS schemas_left FROM pg_namespace WHERE nspname = 'compressx';
 -- a pre-existing schema of that name is not taken over
+-- (no CONTEXT lines: PostgreSQL 18 adds one naming the script's line)
+\set SHOW_CONTEXT never
 CREATE SCHEMA compressx;
 CREATE EXTENSION compressx;
+\set SHOW_CONTEXT errors
 DROP SCHEMA compressx;
 CREATE EXTENSION compressx;
 SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace

@@ -54,10 +54,13 @@ SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 2;
 SELECT count(*) AS differing FROM dj JOIN dj_copy c ON c.id = dj.id % 10000
 WHERE md5(dj.doc) IS DISTINCT FROM md5(c.doc || CASE WHEN dj.id % 100 = 7 AND dj.id < 20000 THEN ' ' ELSE '' END);
-SET force_parallel_mode = on;
+-- force_parallel_mode, called debug_parallel_query since PostgreSQL 16
+SELECT set_config(CASE WHEN current_setting('server_version_num')::int >= 160000
+                       THEN 'debug_parallel_query' ELSE 'force_parallel_mode' END, 'on', false) AS forced;
 SELECT sum(length(doc)) = (SELECT sum(length(doc)) FROM dj_copy) + 2 * (SELECT sum(length(doc)) FROM dj_copy WHERE id <= 100) + 31
     AS parallel_read_ok FROM dj;
-RESET force_parallel_mode;
+SELECT set_config(CASE WHEN current_setting('server_version_num')::int >= 160000
+                       THEN 'debug_parallel_query' ELSE 'force_parallel_mode' END, 'off', false) AS forced;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;

@@ -100,7 +100,9 @@ CREATE FUNCTION public.recompress_table(rel regclass, codec text DEFAULT NULL, l
                                         columns name[] DEFAULT NULL)
 RETURNS TABLE (column_name name, values_rewritten bigint, bytes_before bigint, bytes_after bigint)
 LANGUAGE sql AS $$ SELECT NULL::name, 0::bigint, 0::bigint, 0::bigint $$;
+\set SHOW_CONTEXT never
 CREATE EXTENSION compressx;
+\set SHOW_CONTEXT errors
 DROP FUNCTION public.recompress_table(regclass, text, integer, name[]);
 CREATE EXTENSION compressx;
 

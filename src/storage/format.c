@@ -183,10 +183,35 @@ cx_decode(const struct varlena *value, Oid relid, const char *attname)
 	return cx_decode_into(value, relid, attname, NULL);
 }
 
+/*
+ * Memory for the work of one decode: the fetched out-of-line body, what
+ * fetching it and looking up a dictionary allocate and free.  A decode may
+ * run in any caller's memory context, including one where pfree and
+ * repalloc are not allowed (since PostgreSQL 17 tuplesort keeps tuples in a
+ * bump context, and a sort flattens compressx's placeholders straight into
+ * them, decoding there): only the result is allocated in the caller's
+ * context.  Reset at the start and end of every decode (a decode does not
+ * nest: fetching reads a heap TOAST table, and a dictionary a heap table).
+ */
+static MemoryContext decode_scratch = NULL;
+
+static MemoryContext
+decode_scratch_begin(void)
+{
+	if (decode_scratch == NULL)
+		decode_scratch = AllocSetContextCreate(TopMemoryContext,
+											   "compressx decode scratch",
+											   ALLOCSET_DEFAULT_SIZES);
+	else
+		MemoryContextReset(decode_scratch);
+	return MemoryContextSwitchTo(decode_scratch);
+}
+
 struct varlena *
 cx_decode_into(const struct varlena *value, Oid relid, const char *attname,
 			   struct varlena *dst)
 {
+	MemoryContext callercxt;
 	int32		size = VARSIZE(value);
 	uint32		rawlen = VARDATA_COMPRESSED_GET_EXTSIZE(value);
 	const unsigned char *body = (const unsigned char *) value + VARHDRSZ_COMPRESSED;
@@ -198,6 +223,7 @@ cx_decode_into(const struct varlena *value, Oid relid, const char *attname,
 	struct varlena *result;
 
 	decoded_values++;
+	callercxt = decode_scratch_begin();
 	if (size < CX_INLINE_HDRSZ)
 		report_corrupt(relid, attname, "The stored value is shorter than its header.");
 	if (body[0] != CX_FORMAT_VERSION)
@@ -265,15 +291,15 @@ cx_decode_into(const struct varlena *value, Oid relid, const char *attname,
 					   psprintf("The value declares %u bytes, implausible for %d bytes of %s data.",
 								rawlen, bodylen - hdr, codec->name));
 
-	result = dst ? dst : (struct varlena *) palloc(VARHDRSZ + rawlen);
+	result = dst ? dst : (struct varlena *) MemoryContextAlloc(callercxt, VARHDRSZ + rawlen);
 	if (!cx_codec_decompress(codec, ddict, (const char *) body + hdr, bodylen - hdr,
 							 VARDATA(result), (int32) rawlen))
 		report_corrupt(relid, attname,
 					   psprintf("The %s data does not decode to the declared %u bytes.",
 								codec->name, rawlen));
 	SET_VARSIZE(result, VARHDRSZ + rawlen);
-	if (fetched)
-		pfree(fetched);
+	MemoryContextSwitchTo(callercxt);
+	MemoryContextReset(decode_scratch);
 	return result;
 }
 

@@ -122,6 +122,14 @@ MemoryContextDelete(MemoryContext context)
 {
 }
 
+/* the decoder's scratch context: its memory goes with the arena */
+MemoryContext TopMemoryContext = NULL;
+
+void
+MemoryContextReset(MemoryContext context)
+{
+}
+
 /* CHECK_FOR_INTERRUPTS(): never pending here */
 volatile sig_atomic_t InterruptPending = false;
 
