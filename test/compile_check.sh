@@ -41,10 +41,12 @@ versions=${CX_COMPILE_VERSIONS:-15 17 18}
 jobs=${CX_COMPILE_JOBS:-$(nproc)}
 # First line of each marker: what was asked for.  A change of recipe (bump
 # the number) or options rebuilds; any minor version of the major will do.
-recipe=1
-configure_opts="--without-icu --with-lz4 --with-zstd"
+# Recipe 2: TAP modules and contrib/pg_surgery too, for the suite on the
+# major (test/run_version_suite.sh).
+recipe=2
+configure_opts="--without-icu --with-lz4 --with-zstd --enable-tap-tests"
 build_deps="gcc make perl bison flex libreadline-dev zlib1g-dev liblz4-dev libzstd-dev
-    pkg-config dpkg-dev bzip2 xz-utils"
+    pkg-config dpkg-dev bzip2 xz-utils libipc-run-perl"
 src_list=/etc/apt/sources.list.d/compressx-pg-src.sources
 # The Debian 15 installation test/lib.sh uses.
 debian15=/usr/lib/postgresql/15/bin/pg_config
@@ -209,7 +211,8 @@ build() (
         { grep -E 'error|Error' "$logs/make.log" | tail -n 30 >&2; log "pg$v: make failed"; exit 1; }
     log "pg$v: built [$(( $(date +%s) - t0 ))s], make install into a staging directory"
     stage=$build/stage
-    make install DESTDIR="$stage" >"$logs/install.log" 2>&1 ||
+    { make install DESTDIR="$stage" && make -C contrib/pg_surgery install DESTDIR="$stage"; } \
+        >"$logs/install.log" 2>&1 ||
         { tail -n 30 "$logs/install.log" >&2; log "pg$v: make install failed"; exit 1; }
     stray=$(cd "$stage" && find . -mindepth 1 \( -type f -o -type l \) ! -path ".$prefix/*" | head -n 5)
     if [ -n "$stray" ]; then

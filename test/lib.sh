@@ -159,7 +159,10 @@ cx_run_parts() {
     cx_log "TAP tests"
     for t in "$work"/test/t/*.pl; do
         name=$(basename "$t")
+        # TESTDIR for PostgreSQL 15's test modules, TESTDATADIR and
+        # TESTLOGDIR for 16 and later's (else they use relative paths)
         if (cd "$work/test" && cx_as_user env TESTDIR="$work/test" \
+                TESTDATADIR="$work/test/tmp_check" TESTLOGDIR="$work/test/tmp_check/log" \
                 PG_REGRESS="$PGXS_DIR/src/test/regress/pg_regress" \
                 prove -I "$PGXS_DIR/src/test/perl" "t/$name") >"$work/tap-$name.log" 2>&1; then
             passed=$((passed + 1))
