@@ -115,13 +115,14 @@ cx_stop_cluster() {
 # could not start, say) counts as one failure named NAME.
 cx_count_regress() {
     local log=$1 rc=$2 name=$3 p f
-    p=$(grep -cE '\.\.\. +ok' "$log")
-    f=$(grep -cE 'FAILED|failed \(ignored\)' "$log")
+    # "test x ... ok" / "FAILED" (15), "ok 1 - x" / "not ok 1 - x" (16+)
+    p=$(grep -cE '\.\.\. +ok|^ok +[0-9]+ ' "$log")
+    f=$(grep -cE 'FAILED|failed \(ignored\)|^not ok +[0-9]+ ' "$log")
     if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
         f=1; failures="$failures $name"
     fi
     passed=$((passed + p)); failed=$((failed + f))
-    [ "$f" -gt 0 ] && failures="$failures $(grep -E 'FAILED' "$log" | awk '{print $2}' | tr '\n' ' ')"
+    [ "$f" -gt 0 ] && failures="$failures $(grep -E 'FAILED' "$log" | awk '{print $2}' | tr '\n' ' ')$(grep -E '^not ok' "$log" | awk '{print $5}' | tr '\n' ' ')"
     return 0
 }
 
