@@ -123,6 +123,8 @@ static const ExpandedObjectMethods lazy_methods = {
 	lazy_flatten_into
 };
 
+static MemoryContext get_decode_cxt(CxTupleTableSlot *cslot);
+
 /*
  * Whether attribute i may carry a placeholder: its type (under domains)
  * must not be an array or a composite, whose functions expect their own
@@ -138,10 +140,16 @@ lazy_allowed(CxTupleTableSlot *cslot, int i)
 												Max(slot->tts_tupleDescriptor->natts, 1));
 	if (cslot->lazy_ok[i] == 0)
 	{
+		/*
+		 * A catalog cache miss allocates and frees: not in the caller's
+		 * context, which can be a sort's bump context (PostgreSQL 17+).
+		 */
+		MemoryContext oldcxt = MemoryContextSwitchTo(get_decode_cxt(cslot));
 		Oid			base = getBaseType(TupleDescAttr(slot->tts_tupleDescriptor, i)->atttypid);
 
 		cslot->lazy_ok[i] = (type_is_rowtype(base) ||
 							 OidIsValid(get_element_type(base))) ? 'n' : 'y';
+		MemoryContextSwitchTo(oldcxt);
 	}
 	return cslot->lazy_ok[i] == 'y';
 }
