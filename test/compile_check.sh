@@ -281,6 +281,18 @@ for v in $versions; do
     fi
 done
 
+# A major older than 15 stops at make with a message (MAJORVERSION=14 on the
+# command line stands for a pg_config of 14, which is not installed here).
+if [ -x "$debian15" ] && [ "${CX_COMPILE_BUILD_ONLY:-}" != 1 ]; then
+    if out=$(make -n -C "$root" PG_CONFIG="$debian15" MAJORVERSION=14 2>&1); then
+        failed=$((failed + 1)); echo "pg14: make did not refuse it ... FAILED"
+    elif echo "$out" | grep -q "compressx needs PostgreSQL 15 or later"; then
+        passed=$((passed + 1)); echo "pg14: make refuses it with a message ... ok"
+    else
+        failed=$((failed + 1)); echo "pg14: make failed without the message ... FAILED"; echo "$out" | head -n 5
+    fi
+fi
+
 [ -n "$skipped" ] && log "skipped:$skipped"
 # nothing compiled is no check at all
 if [ "$passed" -eq 0 ] && [ "$failed" -eq 0 ] && [ "${CX_COMPILE_BUILD_ONLY:-}" != 1 ]; then

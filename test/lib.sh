@@ -175,3 +175,33 @@ cx_run_parts() {
         fi
     done
 }
+
+# cx_check_server_logs WORK: after cx_run_parts and the cluster's stop,
+# count one passed unit if neither the cluster's log nor the TAP tests'
+# server logs show an assertion failure or a crashed process, else one
+# failed unit.
+cx_check_server_logs() {
+    local work=$1 logs=("$1/server.log") f bad
+    for f in "$work"/test/tmp_check/log/*.log; do
+        [ -f "$f" ] && logs+=("$f")
+    done
+    bad=$(grep -H -E 'TRAP:|process .* was terminated by signal' "${logs[@]}")
+    if [ -z "$bad" ]; then
+        echo "server logs (${#logs[@]}): no TRAP, no process terminated by signal ... ok"
+        passed=$((passed + 1))
+    else
+        echo "$bad"
+        echo "server logs (${#logs[@]}): assertion failure or crash ... FAILED"
+        failed=$((failed + 1)); failures="$failures server-logs"
+    fi
+}
+
+# cx_finish_workdir WORK: name it when something failed, else remove it
+# (unless CX_KEEP_WORKDIR is set).
+cx_finish_workdir() {
+    if [ -n "$failures" ]; then
+        echo "failed:$failures (logs in $1)"
+    elif [ -z "${CX_KEEP_WORKDIR:-}" ]; then
+        rm -rf "$1"
+    fi
+}

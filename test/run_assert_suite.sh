@@ -83,23 +83,6 @@ cx_run_parts "$src" "$work" "$port"
 # of this cluster and of the TAP tests' clusters.
 cx_stop_cluster "$work"
 cx_log "server logs: assertion failures and crashes"
-server_logs=("$work/server.log")
-for f in "$work"/test/tmp_check/log/*.log; do
-    [ -f "$f" ] && server_logs+=("$f")
-done
-bad=$(grep -H -E 'TRAP:|process .* was terminated by signal' "${server_logs[@]}")
-if [ -z "$bad" ]; then
-    echo "server logs (${#server_logs[@]}): no TRAP, no process terminated by signal ... ok"
-    passed=$((passed + 1))
-else
-    echo "$bad"
-    echo "server logs (${#server_logs[@]}): assertion failure or crash ... FAILED"
-    failed=$((failed + 1)); failures="$failures server-logs"
-fi
-
-if [ -n "$failures" ]; then
-    echo "failed:$failures (logs in $work)"
-elif [ -z "${CX_KEEP_WORKDIR:-}" ]; then
-    rm -rf "$work"
-fi
+cx_check_server_logs "$work"
+cx_finish_workdir "$work"
 summary_exit

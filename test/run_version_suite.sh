@@ -71,20 +71,6 @@ trap 'cx_stop_cluster "$work"; rm -rf "$src"' EXIT
 
 cx_run_parts "$src" "$work" "$port"
 cx_stop_cluster "$work"
-bad=$(grep -H -E 'TRAP:|process .* was terminated by signal' "$work/server.log" \
-      "$work"/test/tmp_check/log/*.log 2>/dev/null)
-if [ -z "$bad" ]; then
-    echo "server logs: no crashed process ... ok"
-    passed=$((passed + 1))
-else
-    echo "$bad"
-    echo "server logs: a process crashed ... FAILED"
-    failed=$((failed + 1)); failures="$failures server-logs"
-fi
-
-if [ -n "$failures" ]; then
-    echo "failed:$failures (logs in $work)"
-elif [ -z "${CX_KEEP_WORKDIR:-}" ]; then
-    rm -rf "$work"
-fi
+cx_check_server_logs "$work"
+cx_finish_workdir "$work"
 summary_exit

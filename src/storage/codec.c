@@ -8,13 +8,13 @@
  * created once per backend and reused (creating one per call made small
  * values several times slower to decode).
  *
- * Large or expensive zstd compressions do not use the cached context: they
- * stream the input through a context of their own in chunks, checking for
- * interrupts between chunks (a level-22 compression of 20 MB otherwise ran
- * for minutes deaf to cancel and terminate), with zstd's memory in a
- * memory context that is deleted afterwards or on error (the cached context
- * kept the 100+ MB buffers of a level-19 call), and with zstd's parameters
- * narrowed to fit compressx.max_codec_memory.  pglz and lz4 formats are
+ * Large zstd compressions stream the input in chunks, checking for
+ * interrupts between them (a level-22 compression of 20 MB otherwise ran
+ * for minutes deaf to cancel and terminate), with zstd's parameters
+ * narrowed to fit compressx.max_codec_memory; those whose context would be
+ * large use one of their own, whose memory is in a memory context deleted
+ * afterwards or on error (the cached context kept the 100+ MB buffers of a
+ * level-19 call).  pglz and lz4 formats are
  * single blocks made by one library call, which cannot be interrupted:
  * cx_codec_max_single_call() says how much input such a call may take.
  *
@@ -52,14 +52,17 @@ static ZSTD_DCtx *zstd_dctx = NULL;
 static int	cx_max_codec_memory_mb = 256;
 
 /*
- * Inputs above this use a context of their own (freed afterwards) rather
- * than the cached one, and are streamed in chunks of this size.  zstd sizes
- * its tables to the input, so the cached context, which sees only smaller
- * inputs, stays small at every level (a few MB).  At level 19 a 128 kB
- * chunk takes about 50 ms on a 2-core test machine, level 22 about twice
- * that: the time between interrupt checks.
+ * Inputs above CX_ZSTD_CHUNK are streamed in chunks of that size: at level
+ * 19 a 128 kB chunk takes about 50 ms on a 2-core test machine, level 22
+ * about twice that, the time between interrupt checks.  They use the
+ * cached context while zstd's estimate for the call stays within
+ * CX_ZSTD_CACHED_CCTX_MAX (levels up to about 9 at any size: values of
+ * tables at common levels create no context per value), else a context of
+ * their own, freed with its memory context after the call.  zstd sizes its
+ * tables to the input, so smaller inputs keep the cached context small.
  */
 #define CX_ZSTD_CHUNK			(128 * 1024)
+#define CX_ZSTD_CACHED_CCTX_MAX	(16 * 1024 * 1024)
 
 /*
  * zstd's largest decoded size per compressed byte.  Every block decodes to
@@ -258,30 +261,43 @@ zstd_pfree(void *opaque, void *address)
 }
 
 /*
- * Compress src with a zstd context of its own, CX_ZSTD_CHUNK bytes of
- * input at a time, checking for interrupts between chunks.  zstd's memory
- * lives in a memory context deleted on return, and with it on error or
- * cancel.  The frame is what ZSTD_compress2() makes: content size (pledged
+ * Compress src CX_ZSTD_CHUNK bytes of input at a time, checking for
+ * interrupts between chunks.  A context of its own keeps zstd's memory in a
+ * memory context deleted on return, and with it on error or cancel; the
+ * cached one is reset by its next use.  The frame is what ZSTD_compress2() makes: content size (pledged
  * up front) and checksum; with a dictionary, its parameters and no id.
  */
 static int32
 zstd_compress_chunked(int level, const void *dict, const char *src, int32 srclen,
 					  char *dst, int32 dstcap)
 {
-	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext,
-											  "compressx zstd compression",
-											  ALLOCSET_DEFAULT_SIZES);
-	ZSTD_customMem mem = {zstd_palloc, zstd_pfree, cxt};
-	ZSTD_CCtx  *cctx = ZSTD_createCCtx_advanced(mem);
+	ZSTD_compressionParameters cp = zstd_params(level, srclen);
+	MemoryContext cxt = NULL;
+	ZSTD_CCtx  *cctx;
 	ZSTD_inBuffer in = {src, 0, 0};
 	ZSTD_outBuffer out = {dst, (size_t) dstcap, 0};
 	size_t		rc;
 
-	if (cctx == NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_OUT_OF_MEMORY),
-				 errmsg("out of memory"),
-				 errdetail("Could not create a zstd compression context.")));
+	if (ZSTD_estimateCStreamSize_usingCParams(cp) <= CX_ZSTD_CACHED_CCTX_MAX)
+	{
+		zstd_ensure_contexts();
+		cctx = zstd_cctx;
+		ZSTD_CCtx_reset(cctx, ZSTD_reset_session_and_parameters);
+	}
+	else
+	{
+		ZSTD_customMem mem = {zstd_palloc, zstd_pfree, NULL};
+
+		mem.opaque = cxt = AllocSetContextCreate(CurrentMemoryContext,
+												 "compressx zstd compression",
+												 ALLOCSET_DEFAULT_SIZES);
+		cctx = ZSTD_createCCtx_advanced(mem);
+		if (cctx == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_OUT_OF_MEMORY),
+					 errmsg("out of memory"),
+					 errdetail("Could not create a zstd compression context.")));
+	}
 	if (dict)
 	{
 		ZSTD_CCtx_setParameter(cctx, ZSTD_c_dictIDFlag, 0);
@@ -289,8 +305,6 @@ zstd_compress_chunked(int level, const void *dict, const char *src, int32 srclen
 	}
 	else
 	{
-		ZSTD_compressionParameters cp = zstd_params(level, srclen);
-
 		ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level);
 		ZSTD_CCtx_setParameter(cctx, ZSTD_c_windowLog, (int) cp.windowLog);
 		ZSTD_CCtx_setParameter(cctx, ZSTD_c_chainLog, (int) cp.chainLog);
@@ -313,7 +327,8 @@ zstd_compress_chunked(int level, const void *dict, const char *src, int32 srclen
 		if (mode == ZSTD_e_end && rc != 0 && out.pos == out.size)
 			elog(ERROR, "zstd compression overran its buffer");
 	} while (!(in.pos == (size_t) srclen && rc == 0));
-	MemoryContextDelete(cxt);
+	if (cxt)
+		MemoryContextDelete(cxt);
 	return (int32) out.pos;
 }
 
