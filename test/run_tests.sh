@@ -2,47 +2,72 @@
 # Runs compressx's whole test suite against real PostgreSQL servers that it
 # starts itself: pg_regress files (sql/, expected/), isolation specs
 # (test/isolation/) and TAP tests (test/t/).  Installs dependencies and the
-# extension first.  Then runs the same tests against an assert-enabled
-# PostgreSQL build (test/run_assert_suite.sh, one more counted unit; built
-# once into a cache outside the clone, see test/assert_build.sh) unless
-# CX_SKIP_ASSERT=1, and PostgreSQL's own regression suite under heap and
-# under the compressx access method (test/core_regress.sh, one more counted
-# unit) unless CX_SKIP_CORE=1, and a warnings-as-errors compile against
-# PostgreSQL 15, 17 and 18 (test/compile_check.sh, one more counted unit;
-# 17 and 18 built once into a cache outside the clone) unless
-# CX_SKIP_COMPILE=1, the pg_regress files, isolation specs and TAP tests
-# again on PostgreSQL 18 (test/run_version_suite.sh 18, one more counted
-# unit) unless CX_SKIP_PG18=1, and the layer rule of src/
-# (test/check_layers.sh, one more counted unit).  Ends with the line "N
-# passed, N failed".
+# extension first.  Ends with the line "N passed, N failed".
+#
+# On Debian's PostgreSQL 15 it runs the suite, then these counted units
+# (each skipped by its variable set to 1):
+#   assert-suite   the suite on an assert-enabled 15 (test/run_assert_suite.sh;
+#                  built once into a cache outside the clone, see
+#                  test/assert_build.sh)                        CX_SKIP_ASSERT
+#   core-regress   PostgreSQL's regression suite under heap and under the
+#                  compressx access method (test/core_regress.sh)   CX_SKIP_CORE
+# On PostgreSQL 18 (built once into the cache by test/compile_check.sh):
+#   suite-pg18     the suite (test/run_version_suite.sh 18)      CX_SKIP_PG18
+#   upgrade-15-18  pg_upgrade 15 -> 18, --copy and --link
+#                  (test/upgrade_check.sh 18; needs 15 too)      CX_SKIP_UPGRADE
+# Version-neutral:
+#   layers         the layer rule of src/ (test/check_layers.sh) CX_SKIP_LAYERS
+#   compile-check  warnings-as-errors compile against each major of
+#                  PGVERSIONS and 17 (test/compile_check.sh)     CX_SKIP_COMPILE
+#   fuzz           the decoders fuzzed (test/fuzz/run_fuzz.sh)   CX_SKIP_FUZZ
+#
+# PGVERSIONS selects the majors whose parts run (default "15 18"):
+#   PGVERSIONS=18 bash test/run_tests.sh     only 18's parts (and the
+#                                            version-neutral ones)
+# 17 has no server here: compile_check.sh compiles against it always.
 set -u
 . "$(dirname "$0")/lib.sh"
 
+pgversions=" ${PGVERSIONS:-15 18} "
+for v in $pgversions; do
+    case $v in
+        15|18) ;;
+        *) echo "PGVERSIONS: $v is not a major this suite runs on (15, 18; 17 is compiled only)" >&2; exit 2;;
+    esac
+done
+wants() { case $pgversions in *" $1 "*) return 0;; esac; return 1; }
+
 cx_install_deps
-cx_build_install
-
-work=$(cx_workdir tests)
-cp -r "$cx_root/sql" "$cx_root/expected" "$cx_root/test" "$work/"
-[ "$(id -u)" -eq 0 ] && chown -R "$cx_user" "$work"
-port=${CX_TEST_PORT:-55432}
-cx_start_cluster "$work" "$port"
-trap 'cx_stop_cluster "$work"' EXIT
-# CX_KEEP_WORKDIR=1 keeps logs and results after a passing run too
-
 passed=0
 failed=0
 failures=""
 
-cx_run_parts "$cx_root" "$work" "$port"
+if wants 15; then
+    cx_build_install
 
-# run_unit NAME SKIPVAR DESCRIPTION SCRIPT [ARGS]: one more counted unit;
-# its output is indented, so that only the last line below is a summary
+    work=$(cx_workdir tests)
+    cp -r "$cx_root/sql" "$cx_root/expected" "$cx_root/test" "$work/"
+    [ "$(id -u)" -eq 0 ] && chown -R "$cx_user" "$work"
+    port=${CX_TEST_PORT:-55432}
+    cx_start_cluster "$work" "$port"
+    trap 'cx_stop_cluster "$work"' EXIT
+    # CX_KEEP_WORKDIR=1 keeps logs and results after a passing run too
+
+    cx_run_parts "$cx_root" "$work" "$port"
+fi
+
+# run_unit NAME SKIPVAR MAJORS DESCRIPTION SCRIPT [ARGS]: one more counted
+# unit, run when every major of MAJORS ("-": none) is in PGVERSIONS; its
+# output is indented, so that only the last line below is a summary
 run_unit() {
-    local name=$1 skipvar=$2 what=$3 script=$4
-    shift 4
+    local name=$1 skipvar=$2 majors=$3 what=$4 script=$5 v
+    shift 5
     if [ "${!skipvar:-}" = 1 ]; then
         return
     fi
+    for v in ${majors//-/}; do
+        wants "$v" || return
+    done
     cx_log "$what: test/$script ($skipvar=1 skips it)"
     bash "$cx_root/test/$script" "$@" | sed -u 's/^/    /'
     if [ "${PIPESTATUS[0]}" -eq 0 ]; then
@@ -53,18 +78,21 @@ run_unit() {
 }
 
 # the assert suite starts its own cluster on the same port
-[ "${CX_SKIP_ASSERT:-}" = 1 ] || cx_stop_cluster "$work"
-run_unit assert-suite CX_SKIP_ASSERT "assert-enabled build" run_assert_suite.sh
-run_unit core-regress CX_SKIP_CORE "PostgreSQL's regression suite, heap against compressx" \
+wants 15 && cx_stop_cluster "$work"
+run_unit assert-suite CX_SKIP_ASSERT 15 "assert-enabled build" run_assert_suite.sh
+run_unit core-regress CX_SKIP_CORE 15 "PostgreSQL's regression suite, heap against compressx" \
     core_regress.sh --no-install
-run_unit layers CX_SKIP_LAYERS "layer rule of src/" check_layers.sh
-run_unit compile-check CX_SKIP_COMPILE "compile check against PostgreSQL 15, 17 and 18" compile_check.sh
-run_unit suite-pg18 CX_SKIP_PG18 "the suite on PostgreSQL 18" run_version_suite.sh 18
-run_unit fuzz CX_SKIP_FUZZ "fuzzing the decoders" fuzz/run_fuzz.sh
+run_unit layers CX_SKIP_LAYERS - "layer rule of src/" check_layers.sh
+compile_versions=$(for v in $pgversions 17; do echo "$v"; done | sort -un | tr '\n' ' ')
+CX_COMPILE_VERSIONS=${CX_COMPILE_VERSIONS:-$compile_versions} \
+    run_unit compile-check CX_SKIP_COMPILE - "compile check against PostgreSQL $compile_versions" compile_check.sh
+run_unit suite-pg18 CX_SKIP_PG18 18 "the suite on PostgreSQL 18" run_version_suite.sh 18
+run_unit upgrade-15-18 CX_SKIP_UPGRADE "15 18" "pg_upgrade 15 -> 18, --copy and --link" upgrade_check.sh 18
+run_unit fuzz CX_SKIP_FUZZ - "fuzzing the decoders" fuzz/run_fuzz.sh
 
 if [ -n "$failures" ]; then
-    echo "failed:$failures (logs in $work)"
-elif [ -z "${CX_KEEP_WORKDIR:-}" ]; then
+    echo "failed:$failures${work:+ (logs of the 15 suite in $work)}"
+elif [ -n "${work:-}" ] && [ -z "${CX_KEEP_WORKDIR:-}" ]; then
     cx_stop_cluster "$work"; trap - EXIT; rm -rf "$work"
 fi
 echo "$passed passed, $failed failed"

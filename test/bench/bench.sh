@@ -19,16 +19,35 @@
 # against heap pglz measured pair by pair in each run.
 # Writes bench-results/results.md, results.csv and PNG charts, and prints
 # the targets as met or not.
+#
+#   CX_BENCH_PGBIN=DIR  run on the PostgreSQL installation whose programs
+#                       are in DIR (e.g. /opt/compressx-cache/pg18/bin, see
+#                       test/compile_check.sh) instead of Debian's 15:
+#                       compressx is built in a private copy of the tree and
+#                       installed there; results go to bench-results/pgNN/.
+#                       The data are the same (15's documentation).
 set -eu
 . "$(dirname "$0")/../lib.sh"
 DOC_COPIES=${1:-4}
 JSON_ROWS=${2:-0}
 RUNS=${3:-9}
 out="$cx_root/bench-results"
-mkdir -p "$out"
 
 cx_install_deps
-cx_build_install
+if [ -n "${CX_BENCH_PGBIN:-}" ]; then
+    cx_use_pg "$CX_BENCH_PGBIN"
+    out="$out/pg$("$PGBIN/pg_config" --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')"
+    bsrc=$(mktemp -d "${TMPDIR:-/tmp}/compressx-bench-src.XXXXXX")
+    tar -C "$cx_root" --exclude=./.git --exclude='*.o' --exclude='*.so' --exclude='*.bc' \
+        -cf - Makefile compressx.control src sql | tar -C "$bsrc" -xf -
+    make -C "$bsrc" -s PG_CONFIG="$PGBIN/pg_config" with_llvm=no >/dev/null
+    cx_sudo make -C "$bsrc" -s PG_CONFIG="$PGBIN/pg_config" with_llvm=no install >/dev/null
+    rm -rf "$bsrc"
+else
+    cx_build_install
+fi
+mkdir -p "$out"
+echo "server: $("$PGBIN/postgres" --version)"
 work=$(cx_workdir bench)
 # the package index comes with apt's lists
 ls /var/lib/apt/lists/*_dists_bookworm_main_binary-*_Packages* >/dev/null 2>&1 ||
@@ -39,7 +58,7 @@ cx_start_cluster "$work" "${CX_BENCH_PORT:-55434}"
 trap 'cx_stop_cluster "$work"; rm -rf "$work"' EXIT
 psql_b() { cx_as_user psql -X -q -v ON_ERROR_STOP=1 -d postgres "$@"; }
 
-psql_b -v docdir="/usr/share/doc/postgresql-doc-$PG_MAJOR/html" -v jsonfile="$work/json.txt" \
+psql_b -v docdir="/usr/share/doc/postgresql-doc-15/html" -v jsonfile="$work/json.txt" \
     -v doc_copies="$DOC_COPIES" -v docs_out="$work/docs.copy" -v json_out="$work/json.copy" <<'SQL'
 CREATE EXTENSION compressx;
 -- sources keep values uncompressed, so every variant compresses them

@@ -1,0 +1,306 @@
+#!/usr/bin/env bash
+# pg_upgrade of a cluster holding compressx data, from PostgreSQL 15 to
+# another major (default 18: the installation test/compile_check.sh builds
+# into the cache outside the clone), in --copy and in --link mode.
+#
+# The old installation is Debian's 15.18 (bookworm's postgresql-15,
+# postgresql-client-15 and postgresql-server-dev-15 packages, unpacked once
+# into the cache, /opt/compressx-cache/debian-15.18-0+deb12u1): the 15.20
+# security release installed here stores an internal attribute option,
+# pg_attver, on every column, which 18.6's pg_dump copies into its dump and
+# 18.6 then rejects ("unrecognized parameter "pg_attver""), so pg_upgrade
+# from 15.20 to 18.6 fails for any database, with or without compressx.
+# 15.18 is of the same release date as 18.6.
+#
+# The old cluster gets the fixture test/upgrade/fixture.sql (pglz, lz4 and
+# zstd values inline and out of line, dictionaries (one retired), a
+# partitioned table, a table that went heap -> compressx -> heap, a dropped
+# column, an expression index, a recompressed heap table, per-column
+# settings, ALTER DATABASE settings) and a second database keeping the
+# extension at 0.1.0 (test/upgrade/fixture_old.sql).  Checked, each a
+# counted line:
+#   - a compressx.so built for the new major is refused by the old server
+#     with PostgreSQL's magic-block error;
+#   - pg_upgrade --check with compressx missing from the new installation
+#     fails, names the library, and copies nothing;
+#   - per mode: pg_upgrade --check, then the upgrade; the state of
+#     test/upgrade/state.sql (rows and checksums of every table, stored
+#     methods and bytes, verify(), settings, dictionaries, database
+#     settings, an index scan) is identical before and after; the checks of
+#     test/upgrade/after.sql pass (writes, recompress_table, VACUUM FULL
+#     re-encoding, a new dictionary); ALTER EXTENSION compressx UPDATE
+#     takes the 0.1.0 database to 0.2.0 with its rows unchanged.
+# 18's initdb enables data checksums by default: the new cluster is made
+# with --no-data-checksums, as the old one has none.
+#
+# compressx is built from a copy of this tree and installed into private
+# copies of both installations in the work directory (so that the
+# missing-library case can remove it).  Ends with the line "N passed, N
+# failed"; exits non-zero on failure.
+#
+#   test/upgrade_check.sh [NEW_MAJOR]
+#
+#   CX_UPGRADE_OLD_VERSION  Debian version of the old packages (15.18-0+deb12u1)
+#   CX_UPGRADE_OLD_BIN      an installed 15 to use instead (its bin directory)
+#   CX_UPGRADE_PORT    first of the two ports of its clusters (55450)
+#   CX_KEEP_WORKDIR=1  keep clusters and logs after a passing run too
+set -u
+umask 022
+. "$(dirname "$0")/lib.sh"
+
+new_major=${1:-18}
+port_old=${CX_UPGRADE_PORT:-55450}
+port_new=$((port_old + 1))
+passed=0
+failed=0
+failures=""
+
+summary_exit() {
+    echo "$passed passed, $failed failed"
+    [ "$failed" -eq 0 ]
+    exit
+}
+
+# result NAME STATUS [DETAIL]: one counted line
+result() {
+    if [ "$2" -eq 0 ]; then
+        echo "$1 ... ok"
+        passed=$((passed + 1))
+    else
+        echo "$1 ... FAILED${3:+ ($3)}"
+        failed=$((failed + 1)); failures="$failures $(echo "$1" | tr ' ' '_')"
+    fi
+}
+
+cache=${CX_COMPILE_CACHE:-/opt/compressx-cache}
+old_version=${CX_UPGRADE_OLD_VERSION:-15.18-0+deb12u1}
+
+# debian_15 VERSION: Debian's PostgreSQL 15 packages of VERSION unpacked
+# into the cache, once; prints the directory (its usr/lib/postgresql/15/bin
+# holds the programs)
+debian_15() {
+    local v=$1 dir=$cache/debian-15-$1 stage p
+    if [ ! -f "$dir/.complete" ]; then
+        cx_sudo mkdir -p "$cache"
+        (
+            flock 9
+            [ -f "$dir/.complete" ] && exit 0
+            stage=$(mktemp -d "$cache/.debian-15.XXXXXX")
+            cd "$stage" || exit 1
+            for p in postgresql-15 postgresql-client-15 postgresql-server-dev-15; do
+                apt-get download -q "$p=$v" >>download.log 2>&1 || { tail -n 5 download.log >&2; exit 1; }
+            done
+            mkdir root
+            for p in ./*.deb; do dpkg-deb -x "$p" root || exit 1; done
+            touch root/.complete
+            rm -rf "$dir" && mv root "$dir" && cd / && rm -rf "$stage"
+        ) 9>"$cache/.debian-15.lock" || return 1
+    fi
+    echo "$dir"
+}
+
+# install_copy FROM TO LABEL: copy the installation FROM (a prefix) to TO
+# and build and install compressx into the copy
+src=""
+install_copy() {
+    local from=$1 to=$2 label=$3 bin
+    cp -a "$from" "$to"
+    bin=$(find "$to" -path '*/bin/pg_config' | head -n 1)
+    bin=${bin%/pg_config}
+    if [ -z "$src" ]; then
+        src=$work/src
+        mkdir -p "$src"
+        tar -C "$cx_root" -cf - Makefile compressx.control src sql | tar -C "$src" -xf -
+    fi
+    make -C "$src" -s PG_CONFIG="$bin/pg_config" clean >/dev/null 2>&1
+    if ! make -C "$src" -s PG_CONFIG="$bin/pg_config" with_llvm=no >"$work/build-$label.log" 2>&1 ||
+       ! make -C "$src" -s PG_CONFIG="$bin/pg_config" with_llvm=no install >>"$work/build-$label.log" 2>&1; then
+        cat "$work/build-$label.log"
+        return 1
+    fi
+    echo "$bin"
+}
+
+cx_install_deps
+if ! prefix=$(bash "$cx_root/test/compile_check.sh" --build "$new_major" 2>/dev/null) ||
+   [ ! -x "$prefix/bin/pg_upgrade" ]; then
+    result "PostgreSQL $new_major installation with pg_upgrade" 1; summary_exit
+fi
+if [ -n "${CX_UPGRADE_OLD_BIN:-}" ]; then
+    old_from=$(cd "$CX_UPGRADE_OLD_BIN/../../../.." && pwd)   # .../usr/lib/postgresql/15/bin
+elif ! old_from=$(debian_15 "$old_version"); then
+    result "Debian's PostgreSQL 15 packages $old_version" 1; summary_exit
+fi
+
+work=$(cx_workdir upgrade)
+trap 'for d in old new-copy new-link old-link new-missing; do cx_as_user pg_ctl -D "$work/$d" -m fast -w stop >/dev/null 2>&1; done' EXIT
+
+# private copies of both installations, with compressx built from a copy of
+# this tree (no object files of the checkout)
+if [ -n "${CX_UPGRADE_OLD_BIN:-}" ]; then
+    mkdir -p "$work/pg15/usr/lib/postgresql" "$work/pg15/usr/share/postgresql" "$work/pg15/usr/include/postgresql"
+    cp -a "$old_from/usr/share/postgresql/15" "$work/pg15/usr/share/postgresql/"
+    cp -a "$old_from/usr/include/postgresql/15" "$work/pg15/usr/include/postgresql/"
+    old_from=$old_from/usr/lib/postgresql/15
+    old_to=$work/pg15/usr/lib/postgresql/15
+else
+    old_to=$work/pg15
+fi
+old_bin=$(install_copy "$old_from" "$old_to" 15) || { result "build and install compressx for 15" 1; summary_exit; }
+new_bin=$(install_copy "$prefix" "$work/pg$new_major" "$new_major") ||
+    { result "build and install compressx for $new_major" 1; summary_exit; }
+new_lib=$("$new_bin/pg_config" --pkglibdir)
+new_ext=$("$new_bin/pg_config" --sharedir)/extension
+old_lib=$("$old_bin/pg_config" --pkglibdir)
+chown -R "$cx_user" "$work"
+echo "old: $("$old_bin/postgres" --version) in $old_bin"
+echo "new: $("$new_bin/postgres" --version) in $new_bin"
+
+# psql_at BINDIR PORT DB [psql args]: a client of the cluster on PORT
+psql_at() {
+    local bin=$1 port=$2 db=$3
+    shift 3
+    cx_as_user "$bin/psql" -X -q -h "$work" -p "$port" -U postgres -d "$db" "$@"
+}
+
+# start_cluster BINDIR DIR PORT / stop_cluster BINDIR DIR
+start_cluster() {
+    cx_as_user "$1/pg_ctl" -D "$work/$2" -l "$work/$2.log" -o "-p $3 -k $work -c listen_addresses=''" -w start >/dev/null
+}
+stop_cluster() {
+    cx_as_user "$1/pg_ctl" -D "$work/$2" -m fast -w stop >/dev/null
+}
+
+# init_cluster BINDIR DIR [initdb args]
+init_cluster() {
+    local bin=$1 dir=$2
+    shift 2
+    cx_as_user "$bin/initdb" -D "$work/$dir" -A trust -U postgres -E UTF8 --locale=C --no-sync "$@" >"$work/initdb-$dir.log" 2>&1
+}
+
+# state BINDIR PORT LABEL: test/upgrade/state.sql in both databases
+state() {
+    local bin=$1 port=$2 label=$3 db
+    for db in cx_upgrade cx_old; do
+        psql_at "$bin" "$port" "$db" -f "$cx_root/test/upgrade/state.sql" >"$work/state-$label-$db.txt" 2>&1
+    done
+}
+
+# --- the old cluster and its data
+init_cluster "$old_bin" old
+cat >>"$work/old/postgresql.conf" <<CONF
+fsync = off
+shared_buffers = 128MB
+CONF
+start_cluster "$old_bin" old "$port_old" || { cat "$work/old.log"; result "start the old cluster" 1; summary_exit; }
+psql_at "$old_bin" "$port_old" postgres -c 'CREATE DATABASE cx_upgrade' -c 'CREATE DATABASE cx_old'
+psql_at "$old_bin" "$port_old" cx_upgrade -f "$cx_root/test/upgrade/fixture.sql" >"$work/fixture.log" 2>&1
+result "fixture in the old cluster" $? "$work/fixture.log"
+psql_at "$old_bin" "$port_old" cx_old -f "$cx_root/test/upgrade/fixture_old.sql" >"$work/fixture_old.log" 2>&1
+result "fixture of the 0.1.0 database" $? "$work/fixture_old.log"
+
+# A library built for another major is refused.  Each build uses symbols
+# only its major has (the new major's vacuum_get_cutoffs, 15's
+# vacuum_set_xid_limits), so dlopen() fails before PostgreSQL reads the
+# magic block, which the library has (Pg_magic_func) for any load that gets
+# that far.
+out=$(psql_at "$old_bin" "$port_old" postgres -c "LOAD '$new_lib/compressx.so'" 2>&1)
+echo "$out" | sed 's/^/    /'
+echo "$out" | grep -qE 'could not load library|incompatible library' &&
+    nm -D --defined-only "$new_lib/compressx.so" | grep -qw Pg_magic_func &&
+    [ "$(psql_at "$old_bin" "$port_old" postgres -Atc 'SELECT 1')" = 1 ]
+result "the 15 server refuses compressx.so built for $new_major and keeps running" $?
+
+state "$old_bin" "$port_old" before
+grep -h ' rows=' "$work"/state-before-*.txt | sed 's/^/    /'
+stop_cluster "$old_bin" old
+cp -a "$work/old" "$work/old-link"
+
+# upgrade MODE NEWDIR OLDDIR: --check, then the upgrade
+upgrade() {
+    local mode=$1 dir=$2 olddir=$3 rc
+    init_cluster "$new_bin" "$dir" --no-data-checksums
+    (cd "$work" && cx_as_user "$new_bin/pg_upgrade" --check "--$mode" -b "$old_bin" -B "$new_bin" \
+        -d "$work/$olddir" -D "$work/$dir" -p "$port_old" -P "$port_new" -s "$work" -U postgres) \
+        >"$work/check-$mode.log" 2>&1
+    rc=$?
+    grep -q 'Clusters are compatible' "$work/check-$mode.log" || rc=1
+    result "pg_upgrade --check --$mode 15 -> $new_major" $rc "$work/check-$mode.log"
+    (cd "$work" && cx_as_user "$new_bin/pg_upgrade" "--$mode" -b "$old_bin" -B "$new_bin" \
+        -d "$work/$olddir" -D "$work/$dir" -p "$port_old" -P "$port_new" -s "$work" -U postgres) \
+        >"$work/upgrade-$mode.log" 2>&1
+    rc=$?
+    result "pg_upgrade --$mode 15 -> $new_major" $rc "$work/upgrade-$mode.log"
+    [ $rc -eq 0 ] || return 1
+    start_cluster "$new_bin" "$dir" "$port_new" || { cat "$work/$dir.log"; return 1; }
+    state "$new_bin" "$port_new" "$mode"
+    for db in cx_upgrade cx_old; do
+        diff "$work/state-before-$db.txt" "$work/state-$mode-$db.txt" >"$work/state-$mode-$db.diff"
+        rc=$?
+        [ $rc -eq 0 ] || cat "$work/state-$mode-$db.diff"
+        result "state of $db identical after --$mode ($(grep -c ' rows=' "$work/state-before-$db.txt") tables, $(grep -c . "$work/state-before-$db.txt") lines)" $rc
+    done
+    if [ "$mode" = copy ]; then
+        out=$(psql_at "$new_bin" "$port_new" postgres -c "LOAD '$old_lib/compressx.so'" 2>&1)
+        echo "$out" | sed 's/^/    /'
+        echo "$out" | grep -qE 'could not load library|incompatible library' &&
+            nm -D --defined-only "$old_lib/compressx.so" | grep -qw Pg_magic_func &&
+            [ "$(psql_at "$new_bin" "$port_new" postgres -Atc 'SELECT 1')" = 1 ]
+        result "the $new_major server refuses compressx.so built for 15 and keeps running" $?
+    fi
+    psql_at "$new_bin" "$port_new" cx_upgrade -f "$cx_root/test/upgrade/after.sql" >"$work/after-$mode.txt" 2>&1
+    rc=$?
+    sed 's/^/    /' "$work/after-$mode.txt"
+    [ $rc -eq 0 ] && [ "$(grep -c ': ok$' "$work/after-$mode.txt")" -eq 13 ] && ! grep -q FAILED "$work/after-$mode.txt"
+    result "writes, recompress_table, VACUUM FULL, dictionaries after --$mode (13 checks)" $?
+    # the 0.1.0 database: update the extension, rows unchanged, writes work
+    out=$(psql_at "$new_bin" "$port_new" cx_old -At -v ON_ERROR_STOP=1 \
+        -c 'ALTER EXTENSION compressx UPDATE' \
+        -c "SELECT extversion FROM pg_extension WHERE extname = 'compressx'" 2>&1)
+    state "$new_bin" "$port_new" "$mode-updated"
+    out="$out $(psql_at "$new_bin" "$port_new" cx_old -At -v ON_ERROR_STOP=1 \
+        -c 'SET client_min_messages = warning' \
+        -c "INSERT INTO notes SELECT i, repeat('after ' || i, 40) FROM generate_series(2001, 2050) i" \
+        -c "SELECT count(*) FROM notes WHERE body = repeat('after ' || id, 40)" \
+        -c "SELECT count(*) FROM compressx.verify('notes')" 2>&1 | tr '\n' ' ')"
+    # the column_codecs view changed with 0.2.0; everything else stays
+    grep -v -e '^extension ' -e '^codec ' "$work/state-before-cx_old.txt" >"$work/old-a.txt"
+    grep -v -e '^extension ' -e '^codec ' "$work/state-$mode-updated-cx_old.txt" >"$work/old-b.txt"
+    diff "$work/old-a.txt" "$work/old-b.txt" && [ "$out" = "0.2.0 50 0 " ]
+    result "ALTER EXTENSION compressx UPDATE 0.1.0 -> 0.2.0 after --$mode: rows unchanged, writes" $? "$out"
+    stop_cluster "$new_bin" "$dir"
+}
+
+# --- compressx missing from the new installation: --check fails before
+# anything is copied, naming the library
+mkdir -p "$work/aside"
+mv "$new_lib/compressx.so" "$new_ext"/compressx* "$work/aside/"
+init_cluster "$new_bin" new-missing --no-data-checksums
+# what pg_upgrade would copy: files of databases (base/) and shared
+# catalogs (global/); --check starts the new server, which writes its
+# relation cache files (pg_internal.init) and postmaster.opts
+files_of() { (cd "$work/new-missing" && find base global -type f ! -name pg_internal.init -printf '%p %s\n' | sort); }
+files_of >"$work/missing-before.txt"
+(cd "$work" && cx_as_user "$new_bin/pg_upgrade" --check -b "$old_bin" -B "$new_bin" \
+    -d "$work/old" -D "$work/new-missing" -p "$port_old" -P "$port_new" -s "$work" -U postgres) \
+    >"$work/check-missing.log" 2>&1
+rc=$?
+files_of >"$work/missing-after.txt"
+sed 's/^/    /' "$work/check-missing.log" | grep -i -A3 'loadable\|librar'
+libs=$(find "$work/new-missing" -name loadable_libraries.txt | head -n 1)
+[ -n "$libs" ] && sed 's/^/    /' "$libs"
+[ $rc -ne 0 ] && grep -q 'loadable libraries' "$work/check-missing.log" && [ -n "$libs" ] &&
+    grep -q 'compressx' "$libs" && diff -q "$work/missing-before.txt" "$work/missing-after.txt" >/dev/null
+result "pg_upgrade --check without compressx in $new_major fails naming it, nothing copied" $?
+mv "$work/aside/compressx.so" "$new_lib/" && mv "$work/aside"/compressx* "$new_ext/"
+
+upgrade copy new-copy old
+upgrade link new-link old-link
+
+if [ -n "$failures" ]; then
+    echo "failed:$failures (logs in $work)"
+elif [ -z "${CX_KEEP_WORKDIR:-}" ]; then
+    trap - EXIT
+    rm -rf "$work"
+fi
+summary_exit
