@@ -8,6 +8,9 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use CxTest;
 
 my $node = PostgreSQL::Test::Cluster->new('corrupt');
 # compressx's own checks, not page checksums (on by default since 18's
@@ -46,43 +49,25 @@ foreach my $id (5, 6)
 }
 $node->stop;
 
-# Offset of the first byte of a tuple's data (after its header).
-sub tuple_data_offset
-{
-    my ($fh, $blk, $off) = @_;
-    my $page;
-    seek($fh, $blk * 8192, 0) or die;
-    read($fh, $page, 8192) == 8192 or die;
-    my $lp = unpack('V', substr($page, 24 + ($off - 1) * 4, 4));
-    my $lp_off = $lp & 0x7FFF;
-    my $t_hoff = unpack('C', substr($page, $lp_off + 22, 1));
-    return $blk * 8192 + $lp_off + $t_hoff;
-}
-
 sub flip_bytes
 {
     my ($fh, $pos, $n) = @_;
-    my $buf;
-    seek($fh, $pos, 0) or die;
-    read($fh, $buf, $n) == $n or die;
-    $buf ^= "\xFF" x $n;
-    seek($fh, $pos, 0) or die;
-    print $fh $buf;
+    cx_write_at($fh, $pos, cx_read_at($fh, $pos, $n) ^ ("\xFF" x $n));
 }
 
 open(my $fh, '+<', $heapfile) or die "open $heapfile: $!";
 binmode $fh;
 # id 5: bytes inside the zstd frame (int4 id, then the 4-byte-header value:
 # header 4, va_tcinfo 4, version/codec/flags 3, frame)
-flip_bytes($fh, tuple_data_offset($fh, @{ $ctid{5} }) + 4 + 11 + 12, 3);
+flip_bytes($fh, cx_tuple_data_offset($fh, @{ $ctid{5} }) + 4 + 11 + 12, 3);
 # id 6: the format version byte
-flip_bytes($fh, tuple_data_offset($fh, @{ $ctid{6} }) + 4 + 8, 1);
+flip_bytes($fh, cx_tuple_data_offset($fh, @{ $ctid{6} }) + 4 + 8, 1);
 close $fh;
 
 # an out-of-line value: the middle of the first TOAST chunk on page 0
 open($fh, '+<', $toastfile) or die "open $toastfile: $!";
 binmode $fh;
-flip_bytes($fh, tuple_data_offset($fh, 0, 1) + 8 + 4 + 500, 4);
+flip_bytes($fh, cx_tuple_data_offset($fh, 0, 1) + 8 + 4 + 500, 4);
 close $fh;
 
 $node->start;
