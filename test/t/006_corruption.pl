@@ -12,26 +12,16 @@ use FindBin;
 use lib $FindBin::RealBin;
 use CxTest;
 
-my $node = PostgreSQL::Test::Cluster->new('corrupt');
-# compressx's own checks, not page checksums (on by default since 18's
-# initdb), must catch the damage this test makes
-$node->init(extra => ($node->pg_version >= 18 ? ['--no-data-checksums'] : []));
-$node->start;
+my $node = cx_disk_edit_node('corrupt');
 $node->safe_psql('postgres', q{
     CREATE EXTENSION compressx;
     CREATE TABLE cxc (id integer PRIMARY KEY, body text) USING compressx;
     INSERT INTO cxc SELECT i, repeat('an inline zstd document ' || i || ' ', 60) FROM generate_series(1, 200) i;
     INSERT INTO cxc SELECT i, (SELECT string_agg(md5(k::text || i), '') FROM generate_series(1, 400) k)
     FROM generate_series(1001, 1010) i;
-    CREATE FUNCTION readable(i integer) RETURNS boolean LANGUAGE plpgsql AS $$
-    BEGIN
-        PERFORM md5(body) FROM cxc WHERE id = i;
-        RETURN true;
-    EXCEPTION WHEN data_corrupted THEN
-        RETURN false;
-    END $$;
     CHECKPOINT;
 });
+$node->safe_psql('postgres', cx_readable_sql('cxc'));
 is($node->safe_psql('postgres', q{SELECT methods::text || '/' || external_values FROM compressx.column_stats('cxc') WHERE column_name = 'body'}),
     '{"zstd": 210}/10', 'inline and out-of-line zstd values');
 is($node->safe_psql('postgres', q{SELECT count(*) FROM compressx.verify('cxc')}), '0', 'verify finds nothing before');

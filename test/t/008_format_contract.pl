@@ -27,11 +27,7 @@ use FindBin;
 use lib $FindBin::RealBin;
 use CxTest;
 
-my $node = PostgreSQL::Test::Cluster->new('format');
-# compressx's own checks, not page checksums (on by default since 18's
-# initdb), must meet the bytes this test writes
-$node->init(extra => ($node->pg_version >= 18 ? ['--no-data-checksums'] : []));
-$node->start;
+my $node = cx_disk_edit_node('format');
 $node->safe_psql('postgres', q{
     CREATE EXTENSION compressx;
     CREATE TABLE cxf (id integer PRIMARY KEY, body text) USING compressx;
@@ -45,14 +41,8 @@ $node->safe_psql('postgres', q{
     CREATE TABLE other (id integer, t text);
     ALTER TABLE other ALTER COLUMN t SET STORAGE EXTERNAL;
     INSERT INTO other SELECT 1, (SELECT string_agg(md5(k::text), '') FROM generate_series(1, 300) k);
-    CREATE FUNCTION readable(i integer) RETURNS boolean LANGUAGE plpgsql AS $$
-    BEGIN
-        PERFORM md5(body) FROM cxf WHERE id = i;
-        RETURN true;
-    EXCEPTION WHEN data_corrupted THEN
-        RETURN false;
-    END $$;
 });
+$node->safe_psql('postgres', cx_readable_sql('cxf'));
 $node->safe_psql('postgres', cx_dict_table_sql('cxd'));
 # a value compressed with the dictionary that goes out of line
 $node->safe_psql('postgres', q{

@@ -3,10 +3,12 @@ package CxTest;
 use strict;
 use warnings;
 use Exporter 'import';
+use PostgreSQL::Test::Cluster;
 use Test::More;
 
 our @EXPORT = qw(cx_install_helpers cx_toast_referenced_ok cx_state_sql cx_dict_table_sql
-  cx_dump_restore_each cx_tuple_data_offset cx_file_tuples cx_read_at cx_write_at);
+  cx_dump_restore_each cx_tuple_data_offset cx_file_tuples cx_read_at cx_write_at
+  cx_disk_edit_node cx_readable_sql);
 
 # Create the extension and toast_values(rel): distinct values in the
 # table's TOAST relation.
@@ -89,6 +91,34 @@ sub cx_dump_restore_each
 		}
 		$check->($label, $db);
 	}
+}
+
+# A started node for a test that edits relation files with the server
+# stopped: without page checksums (on by default since 18's initdb), so
+# that compressx's own checks, not the checksums, meet the edited bytes.
+sub cx_disk_edit_node
+{
+	my ($name) = @_;
+	my $node = PostgreSQL::Test::Cluster->new($name);
+	$node->init(extra => ($node->pg_version >= 18 ? ['--no-data-checksums'] : []));
+	$node->start;
+	return $node;
+}
+
+# SQL creating readable(i integer): whether the row of $table with id i
+# reads back its column body, or raises data_corrupted.
+sub cx_readable_sql
+{
+	my ($table) = @_;
+	return qq{
+	    CREATE FUNCTION readable(i integer) RETURNS boolean LANGUAGE plpgsql AS \$\$
+	    BEGIN
+	        PERFORM md5(body) FROM $table WHERE id = i;
+	        RETURN true;
+	    EXCEPTION WHEN data_corrupted THEN
+	        RETURN false;
+	    END \$\$;
+	};
 }
 
 # Offset in a relation file (open on $fh, the server stopped) of the first
