@@ -49,3 +49,30 @@ VACUUM FULL v_shared;
 SELECT count(*) AS problems FROM compressx.verify('v_shared');
 DROP TABLE v_orphan, v_shared;
 DROP EXTENSION pg_surgery;
+-- Every kind of value compressx writes is one it attributes to itself
+-- (format.h: version, codec, flags and the zstd frame magic at its fixed
+-- offset; references of 24 bytes naming the table's TOAST relation): zstd
+-- at its lowest and highest levels, inline and out of line, compressed in
+-- one call and streamed (above 128 kB), with and without a dictionary.
+-- verify() and reading would report any other as not written by compressx.
+CREATE TABLE v_kinds (id integer, body text) USING compressx;
+SELECT compressx.set_column_codec('v_kinds', 'body', 'zstd', -7);
+INSERT INTO v_kinds SELECT i, repeat('kind ' || i || ' of value, ', 40) FROM generate_series(1, 20) i;
+INSERT INTO v_kinds SELECT 21, (SELECT string_agg(md5(k::text) || repeat('-', 40), '') FROM generate_series(1, 100) k);
+SELECT compressx.set_column_codec('v_kinds', 'body', 'zstd', 22);
+INSERT INTO v_kinds SELECT i, repeat('kind ' || i || ' of value, ', 40) FROM generate_series(22, 40) i;
+INSERT INTO v_kinds SELECT 41, (SELECT string_agg(md5(k::text), '') FROM generate_series(1, 6000) k);
+SELECT compressx.set_column_codec('v_kinds', 'body', 'zstd', 3);
+SELECT compressx.train_dictionary('v_kinds', 'body', 2048) > 0 AS trained;
+INSERT INTO v_kinds SELECT i, repeat('kind ' || i || ' of value, ', 40) FROM generate_series(42, 60) i;
+INSERT INTO v_kinds SELECT 61, (SELECT string_agg(md5(k::text), '') FROM generate_series(1, 6000) k);
+SELECT methods, external_values FROM compressx.column_stats('v_kinds');
+SELECT count(*) AS problems FROM compressx.verify('v_kinds');
+SELECT count(*) AS "values", sum(octet_length(body)) AS bytes,
+       count(*) FILTER (WHERE body = CASE
+           WHEN id = 21 THEN (SELECT string_agg(md5(k::text) || repeat('-', 40), '') FROM generate_series(1, 100) k)
+           WHEN id IN (41, 61) THEN (SELECT string_agg(md5(k::text), '') FROM generate_series(1, 6000) k)
+           ELSE repeat('kind ' || id || ' of value, ', 40) END) AS equal
+FROM v_kinds;
+SELECT count(*) AS with_dictionary FROM compressx.dictionaries WHERE relid = 'v_kinds'::regclass;
+DROP TABLE v_kinds;

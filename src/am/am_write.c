@@ -332,7 +332,7 @@ form_planned_row(Relation rel, CxRowPlan *plan, int options)
 			continue;
 		if (plan->old_stored && !plan->old_nulls[i] &&
 			cx_external_value_id((const struct varlena *) DatumGetPointer(plan->old_stored[i]),
-								 &unused))
+								 InvalidOid, &unused))
 			old_ref = (const struct varlena *) DatumGetPointer(plan->old_stored[i]);
 		plan->vals[i] = PointerGetDatum(cx_externalize(rel, plan->pending[i],
 													   old_ref, options));
@@ -374,8 +374,14 @@ cx_delete_refs(Relation rel, HeapTuple tuple, HeapTuple keep, bool is_speculativ
 		struct varlena *v = (struct varlena *) DatumGetPointer(vals[i]);
 		bool		kept = false;
 
+		/*
+		 * Only through a reference compressx attributes, which names this
+		 * table's TOAST relation: a value compressx did not write must not
+		 * make it delete a TOAST value of any table.
+		 */
 		if (nulls[i] || TupleDescAttr(desc, i)->attlen != -1 ||
-			!cx_is_own_datum(v) || VARSIZE(v) != CX_REF_SIZE)
+			!cx_is_own_datum(v) ||
+			cx_attribute(v, RelationGetRelid(rel), NULL) != CX_OWN_REFERENCE)
 			continue;
 		if (keep && keepvals == NULL)
 		{

@@ -6,7 +6,9 @@
  * For each visible row, every variable-length value is checked as it is
  * stored: compressx's own format (header, sizes, out-of-line reference,
  * zstd frame and checksum), core's pglz and lz4 (inline and in TOAST) and
- * plain TOAST values are decoded completely.  A row's values are decoded
+ * plain TOAST values are decoded completely.  Values with compressx's
+ * method bits 2 that compressx cannot attribute to itself (format.h) are
+ * reported as such, apart from corrupt ones.  A row's values are decoded
  * in one subtransaction, and each in its own only when that fails, so a
  * damaged value is reported (ctid, column, problem) instead of ending the
  * scan.  Then the TOAST table is checked for orphans: values no version of
@@ -104,8 +106,13 @@ check_values(Relation rel, TupleTableSlot *stored, const int *attnos, int n)
 		RollbackAndReleaseCurrentSubTransaction();
 		MemoryContextSwitchTo(oldcxt);
 		CurrentResourceOwner = oldowner;
-		problem = edata->detail ?
-			psprintf("%s: %s", edata->message, edata->detail) : pstrdup(edata->message);
+		if (n == 1 && cx_is_own_datum(DatumGetPointer(stored->tts_values[attnos[0]])) &&
+			cx_decode_unattributable())
+			problem = psprintf("method-2 value not written by compressx (unattributable): %s",
+							   edata->detail);
+		else
+			problem = edata->detail ?
+				psprintf("%s: %s", edata->message, edata->detail) : pstrdup(edata->message);
 		FreeErrorData(edata);
 	}
 	PG_END_TRY();
@@ -164,11 +171,11 @@ check_row(Relation rel, TupleTableSlot *stored, int *attnos, ReturnSetInfo *rsin
 }
 
 /*
- * The TOAST value ids every stored value of tuple references (core's TOAST
- * pointers and compressx's references), added to ids.
+ * The TOAST value ids every stored value of rel's tuple references (core's
+ * TOAST pointers and compressx's references), added to ids.
  */
 static void
-collect_refs(TupleTableSlot *stored, HTAB *ids)
+collect_refs(Relation rel, TupleTableSlot *stored, HTAB *ids)
 {
 	TupleDesc	desc = stored->tts_tupleDescriptor;
 
@@ -188,7 +195,7 @@ collect_refs(TupleTableSlot *stored, HTAB *ids)
 			VARATT_EXTERNAL_GET_POINTER(ptr, v);
 			valueid = ptr.va_valueid;
 		}
-		else if (!cx_external_value_id(v, &valueid))
+		else if (!cx_external_value_id(v, RelationGetRelid(rel), &valueid))
 			continue;
 		(void) hash_search(ids, &valueid, HASH_ENTER, NULL);
 	}
@@ -252,7 +259,7 @@ report_orphans(Relation rel, ReturnSetInfo *rsinfo, int64 *orphans)
 		state = HeapTupleSatisfiesVacuum(tup, oldest, buf);
 		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 		if (state != HEAPTUPLE_DEAD)
-			collect_refs(stored, refs);
+			collect_refs(rel, stored, refs);
 	}
 	table_endscan(scan);
 	ExecDropSingleTupleTableSlot(slot);

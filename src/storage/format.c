@@ -3,8 +3,9 @@
  * format.c
  *	  Encoding and decoding of values stored in compressx tables.
  *
- * See format.h for the layout.  Every field read from disk is validated
- * before use: damaged values raise ERRCODE_DATA_CORRUPTED naming the
+ * See format.h for the layout and the attribution rule.  Every field read
+ * from disk is validated before use: damaged values, and method-2 values
+ * compressx did not write, raise ERRCODE_DATA_CORRUPTED naming the
  * relation and column, never a crash and never wrong bytes (zstd frames
  * carry their content checksum).
  *
@@ -77,6 +78,128 @@ report_corrupt(Oid relid, const char *attname, const char *detail)
 			 errdetail("%s", detail)));
 }
 
+/* Whether the last decode raised its error on an unattributable value. */
+static bool last_decode_unattributable = false;
+
+bool
+cx_decode_unattributable(void)
+{
+	return last_decode_unattributable;
+}
+
+/*
+ * Raise the error for a value compressx does not attribute to itself
+ * (cx_attribute(), or has_header_and_frame() for a reference's TOAST body):
+ * where says which part, why what is wrong.
+ */
+static void
+report_unattributable(Oid relid, const char *attname, const char *where,
+					  const char *why)
+{
+	char	   *relname = OidIsValid(relid) ? get_rel_name(relid) : NULL;
+
+	last_decode_unattributable = true;
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("compressed value of column \"%s\" of relation \"%s\" was not written by compressx",
+					attname ? attname : "?", relname ? relname : "?"),
+			 errdetail("%s%s", where ? where : "", why),
+			 errhint("It may come from a newer compressx or from a PostgreSQL compression method using method bits 2, "
+					 "or its first bytes are damaged.")));
+}
+
+/* The first bytes of every zstd frame (RFC 8878, section 3.1.1). */
+static const unsigned char zstd_magic[4] = {0x28, 0xB5, 0x2F, 0xFD};
+
+/*
+ * Whether body, the bodylen bytes after va_tcinfo of an inline value or the
+ * TOAST body of a reference, is compressx's header followed by a zstd frame:
+ * known version, codec zstd, known flags, the frame's magic right after the
+ * header.  A few byte compares: this runs for every value read.
+ */
+static inline bool
+has_header_and_frame(const unsigned char *body, int32 bodylen)
+{
+	int32		at;
+
+	if (bodylen < 3 + (int32) sizeof(zstd_magic) ||
+		body[0] != CX_FORMAT_VERSION || body[1] != CX_CODEC_ZSTD)
+		return false;
+	if (body[2] == 0)
+		at = 3;
+	else if (body[2] == CX_FLAG_DICT)
+		at = 7;
+	else
+		return false;
+	return bodylen >= at + (int32) sizeof(zstd_magic) &&
+		memcmp(body + at, zstd_magic, sizeof(zstd_magic)) == 0;
+}
+
+/*
+ * Why has_header_and_frame() refused body, as a palloc'd sentence; names
+ * the layouts core might use for method bits 2 when body has one of them.
+ */
+static char *
+why_no_header_and_frame(const unsigned char *body, int32 bodylen)
+{
+	if (bodylen >= 4 &&
+		(memcmp(body, zstd_magic, 4) == 0 ||
+		 ((body[0] & 0xF0) == 0x50 && body[1] == 0x2A && body[2] == 0x4D && body[3] == 0x18)))
+		return pstrdup("It begins with a zstd frame, as a PostgreSQL compression method using these bits might store one.");
+	if (bodylen >= 5 && memcmp(body + 1, zstd_magic, 4) == 0)
+		return psprintf("It is a byte (%d) followed by a zstd frame, as a PostgreSQL compression header "
+						"naming its method in one byte might store one.", body[0]);
+	if (bodylen < 3 + (int32) sizeof(zstd_magic))
+		return psprintf("It is %d bytes long, shorter than compressx's header and a zstd frame.", bodylen);
+	if (body[0] != CX_FORMAT_VERSION)
+		return psprintf("It has format version %d, which this compressx does not know "
+						"(it reads version %d; a newer compressx may have written the value).",
+						body[0], CX_FORMAT_VERSION);
+	if (body[1] != CX_CODEC_ZSTD)
+		return psprintf("Its codec id %d is not one compressx stores in its own format.", body[1]);
+	if (body[2] != 0 && body[2] != CX_FLAG_DICT)
+		return psprintf("Its flags 0x%02x are not ones compressx writes.", body[2]);
+	return pstrdup("No zstd frame follows its header.");
+}
+
+static Oid	relation_toast_oid(Oid relid);
+
+CxAttribution
+cx_attribute(const struct varlena *v, Oid relid, char **why)
+{
+	const unsigned char *body = (const unsigned char *) v + VARHDRSZ_COMPRESSED;
+	int32		bodylen = (int32) VARSIZE(v) - VARHDRSZ_COMPRESSED;
+
+	Assert(cx_is_own_datum(v));
+	if (has_header_and_frame(body, bodylen))
+		return CX_OWN_INLINE;
+	if (bodylen == CX_REF_SIZE - VARHDRSZ_COMPRESSED &&
+		body[0] == CX_FORMAT_VERSION && body[1] == CX_CODEC_ZSTD &&
+		body[2] == CX_FLAG_EXTERNAL && body[3] == 0)
+	{
+		Oid			toastrelid;
+
+		/* a reference: its TOAST body is checked when it is fetched */
+		memcpy(&toastrelid, body + 12, sizeof(Oid));
+		if (!OidIsValid(relid) || toastrelid == relation_toast_oid(relid))
+			return CX_OWN_REFERENCE;
+		if (why)
+			*why = psprintf("It is a reference naming relation %u, which is not the table's TOAST relation.",
+							toastrelid);
+		return CX_UNATTRIBUTABLE;
+	}
+	if (why)
+	{
+		if (bodylen >= 4 && body[0] == CX_FORMAT_VERSION && (body[2] & CX_FLAG_EXTERNAL))
+			*why = psprintf("It is marked as a reference, but is not compressx's %d-byte reference "
+							"(%d bytes, codec id %d, flags 0x%02x, pad byte %d).",
+							CX_REF_SIZE, (int) VARSIZE(v), body[1], body[2], body[3]);
+		else
+			*why = why_no_header_and_frame(body, bodylen);
+	}
+	return CX_UNATTRIBUTABLE;
+}
+
 /* Rebuild core's on-disk TOAST pointer for a reference. */
 static void
 ref_to_pointer(const struct varlena *ref, char *buf)
@@ -98,28 +221,28 @@ void
 cx_own_info(const void *ptr, CxOwnInfo *info)
 {
 	const unsigned char *body = (const unsigned char *) ptr + VARHDRSZ_COMPRESSED;
-	int32		size = VARSIZE(ptr);
 
 	info->raw_bytes = VARDATA_COMPRESSED_GET_EXTSIZE(ptr);
 	info->external = false;
-	info->stored_bytes = size;
+	info->stored_bytes = VARSIZE(ptr);
 	info->codec_id = -1;
-	if (size < CX_INLINE_HDRSZ || body[0] != CX_FORMAT_VERSION ||
-		cx_codec_by_id(body[1]) == NULL)
-		return;
-	info->codec_id = body[1];
-	if (body[2] & CX_FLAG_EXTERNAL)
+	switch (cx_attribute((const struct varlena *) ptr, InvalidOid, NULL))
 	{
-		uint32		len;
+		case CX_OWN_INLINE:
+			info->codec_id = body[1];
+			break;
+		case CX_OWN_REFERENCE:
+			{
+				uint32		len;
 
-		if (size != CX_REF_SIZE)
-		{
-			info->codec_id = -1;
-			return;
-		}
-		memcpy(&len, body + 4, sizeof(uint32));
-		info->external = true;
-		info->stored_bytes = len;
+				memcpy(&len, body + 4, sizeof(uint32));
+				info->codec_id = body[1];
+				info->external = true;
+				info->stored_bytes = len;
+				break;
+			}
+		case CX_UNATTRIBUTABLE:
+			break;
 	}
 }
 
@@ -221,28 +344,25 @@ cx_decode_into(const struct varlena *value, Oid relid, const char *attname,
 	const void *ddict = NULL;
 	int32		hdr;
 	struct varlena *result;
+	CxAttribution kind;
+	char	   *why = NULL;
 
 	decoded_values++;
+	last_decode_unattributable = false;
 	callercxt = decode_scratch_begin();
-	if (size < CX_INLINE_HDRSZ)
-		report_corrupt(relid, attname, "The stored value is shorter than its header.");
-	if (body[0] != CX_FORMAT_VERSION)
-		report_corrupt(relid, attname, psprintf("Unknown stored format version %d.", body[0]));
+	kind = cx_attribute(value, relid, &why);
+	if (kind == CX_UNATTRIBUTABLE)
+		report_unattributable(relid, attname, NULL, why);
 
-	if (body[2] & CX_FLAG_EXTERNAL)
+	if (kind == CX_OWN_REFERENCE)
 	{
 		char		ptrbuf[TOAST_POINTER_SIZE];
 		struct varatt_external toast_pointer;
 		ErrorContextCallback errcb;
 		FetchContext fc = {relid, attname};
 
-		if (size != CX_REF_SIZE)
-			report_corrupt(relid, attname, "An out-of-line reference has the wrong size.");
 		ref_to_pointer(value, ptrbuf);
 		VARATT_EXTERNAL_GET_POINTER(toast_pointer, ptrbuf);
-		if (OidIsValid(relid) && toast_pointer.va_toastrelid != relation_toast_oid(relid))
-			report_corrupt(relid, attname,
-						   "An out-of-line reference names a relation that is not the table's TOAST relation.");
 		if (toast_pointer.va_extinfo < 3 || toast_pointer.va_extinfo > MaxAllocSize - VARHDRSZ)
 			report_corrupt(relid, attname, "An out-of-line reference has an impossible length.");
 
@@ -256,19 +376,16 @@ cx_decode_into(const struct varlena *value, Oid relid, const char *attname,
 		if (VARATT_IS_EXTENDED(fetched) ||
 			VARSIZE(fetched) - VARHDRSZ != (int32) toast_pointer.va_extinfo)
 			report_corrupt(relid, attname, "An out-of-line value does not have its recorded length.");
-		if (((unsigned char *) VARDATA(fetched))[1] != body[1] ||
-			((unsigned char *) VARDATA(fetched))[0] != CX_FORMAT_VERSION ||
-			(((unsigned char *) VARDATA(fetched))[2] & ~CX_FLAG_DICT) != 0)
-			report_corrupt(relid, attname, "An out-of-line value does not match its reference.");
 		body = (const unsigned char *) VARDATA(fetched);
 		bodylen = VARSIZE(fetched) - VARHDRSZ;
+		if (!has_header_and_frame(body, bodylen))
+			report_unattributable(relid, attname, "The TOAST value it references is not compressx's. ",
+								  why_no_header_and_frame(body, bodylen));
 	}
-	else if ((body[2] & ~CX_FLAG_DICT) != 0)
-		report_corrupt(relid, attname, psprintf("Unknown flags 0x%02x.", body[2]));
 
+	/* attributed: version 1, codec zstd, known flags, a frame after them */
 	codec = cx_codec_by_id(body[1]);
-	if (codec == NULL || codec->id != CX_CODEC_ZSTD)
-		report_corrupt(relid, attname, psprintf("Unknown codec id %d.", body[1]));
+	Assert(codec->id == CX_CODEC_ZSTD);
 
 	hdr = 3;
 	if (body[2] & CX_FLAG_DICT)
@@ -276,8 +393,6 @@ cx_decode_into(const struct varlena *value, Oid relid, const char *attname,
 		int32		dict_id;
 
 		hdr += 4;
-		if (bodylen < hdr)
-			report_corrupt(relid, attname, "The stored value is shorter than its header.");
 		memcpy(&dict_id, body + 3, sizeof(int32));
 		ddict = ddict_lookup ? ddict_lookup(dict_id) : NULL;
 		if (ddict == NULL)
@@ -458,14 +573,11 @@ cx_delete_external(Relation rel, const struct varlena *ref, bool is_speculative)
 }
 
 bool
-cx_external_value_id(const struct varlena *v, Oid *valueid)
+cx_external_value_id(const struct varlena *v, Oid relid, Oid *valueid)
 {
-	const char *p = (const char *) v + VARHDRSZ_COMPRESSED;
-
-	if (!cx_is_own_datum(v) || VARSIZE(v) != CX_REF_SIZE ||
-		!(((const unsigned char *) p)[2] & CX_FLAG_EXTERNAL))
+	if (!cx_is_own_datum(v) || cx_attribute(v, relid, NULL) != CX_OWN_REFERENCE)
 		return false;
-	memcpy(valueid, p + 8, sizeof(Oid));
+	memcpy(valueid, (const char *) v + VARHDRSZ_COMPRESSED + 8, sizeof(Oid));
 	return true;
 }
 

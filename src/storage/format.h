@@ -5,8 +5,8 @@
  *
  * pglz and lz4 values are stored in core's own format (inline compressed
  * varlena with method bits 0 or 1, or core TOAST), which core reads
- * natively.  zstd values use compressx's own format, recognizable by the
- * method bits 2 that core never writes:
+ * natively.  zstd values use compressx's own format, marked by method bits
+ * 2, which core does not write today (see Attribution below):
  *
  *	  inline:  4-byte compressed varlena header | va_tcinfo (raw size,
  *			   method 2) | version | codec id | flags | [dictionary id,
@@ -25,8 +25,72 @@
  * toaster never moves them, and it never hands a method-2 value to
  * toast_save_datum (which only accepts pglz and lz4).
  *
- * The version byte is an on-disk contract: pg_upgrade copies files as they
- * are.  Never change the meaning of a version; add one.
+ * Attribution.  Core writes no value with method bits 2 today (it calls
+ * them TOAST_INVALID_COMPRESSION_ID), but may claim them: pgsql-hackers
+ * series have proposed zstd for TOAST as a "long" compressed header whose
+ * method bits hold a LONG marker followed by a one-byte method id (zstd
+ * being id 2 there; earlier versions used bits value 3 as the marker), and
+ * core could as well put a plain zstd frame after va_tcinfo under bits 2.
+ * So method bits 2 alone do not make a value compressx's.  A stored value
+ * with method bits 2 is compressx's if and only if (cx_attribute()):
+ *
+ *	  inline:	 version byte 1, codec id CX_CODEC_ZSTD (3, the only codec
+ *				 stored in this format), flags 0 or CX_FLAG_DICT, and the
+ *				 zstd frame magic 28 B5 2F FD at its fixed offset right
+ *				 after the header (body offset 3, or 7 after a dictionary id);
+ *	  reference: exactly CX_REF_SIZE bytes, version 1, codec id 3, flags
+ *				 exactly CX_FLAG_EXTERNAL, pad byte 0, naming the TOAST
+ *				 relation of its table where the table is known; and the
+ *				 TOAST body it names, when fetched, passes the inline check.
+ *
+ * Everything else with method bits 2 is unattributable: reading it raises
+ * ERRCODE_DATA_CORRUPTED saying it was not written by compressx, and
+ * compressx.verify() reports it apart from corrupt values of its own.  A
+ * value whose header was damaged on disk cannot be told from a foreign one
+ * and is reported the same way.  Damage after the magic is corruption,
+ * caught by the zstd frame's content size and checksum.
+ *
+ * Every frame compressx writes starts with the magic: frames come from
+ * ZSTD_compress2() or ZSTD_compressStream2() in zstd's default format
+ * ZSTD_f_zstd1 (codec.c never sets ZSTD_c_format, and resets the context's
+ * parameters before every use); a dictionary changes neither (compressx
+ * only leaves the dictionary id out of the frame header).
+ *
+ * Why no plausible core layout under method bits 2 matches: what would
+ * follow va_tcinfo is
+ *	  - a zstd frame: its first byte is 0x28 (magic 28 B5 2F FD), or
+ *		0x50-0x5F for a skippable frame (magic 0x184D2A50-5F), never 1;
+ *	  - a long header: its method id byte, then that method's data.  zstd's
+ *		id 2 is not 1.  An id 1 (lz4, which has method bits 1 of its own)
+ *		would have to be followed by 03 00 28 B5 2F FD or 03 02 ...:  an lz4
+ *		block whose first token 0x03 has no literals, so its match refers to
+ *		output before the start, which no lz4 encoder writes;
+ *	  - a magicless zstd frame (ZSTD_f_zstd1_magicless): its first byte is
+ *		the frame header descriptor, 1 only for "a one-byte dictionary id,
+ *		no content size", which a server compressing without dictionaries
+ *		(the series has none) never writes.
+ * The version byte excludes each of them; the codec id, the flags and the
+ * magic (48 more bits) stand behind it.  The rule costs a few byte compares
+ * per value on the read path, and a reference's TOAST body is checked when
+ * it is fetched anyway.
+ *
+ * The promise of the version byte (an on-disk contract: pg_upgrade copies
+ * files as they are):
+ *	  - A version never changes meaning; a new layout takes a new number.
+ *		0.1.0 and 0.2.0 write and read version 1 only.
+ *	  - Newer reads older: every compressx reads every version an earlier
+ *		one wrote, as it was written; values are converted only when a row is
+ *		rewritten (UPDATE, VACUUM FULL, CLUSTER, recompress_table).
+ *	  - Every version keeps the shape the rule relies on: version byte,
+ *		codec id, flags, then a zstd frame (magic included) at an offset the
+ *		version and flags fix; new numbers count up from 2 and stay below
+ *		0x28, outside the first bytes of zstd frames.
+ *	  - Downgrade: a compressx meeting a version it does not know refuses
+ *		that value (ERRCODE_DATA_CORRUPTED, "not written by compressx", the
+ *		detail naming the version and that a newer compressx may have
+ *		written it) and reads every other value; nothing is converted or
+ *		lost, and the newer compressx reads the value again.  Rewrites of a
+ *		table holding such values fail the same way instead of copying them.
  *
  *-------------------------------------------------------------------------
  */
@@ -47,13 +111,39 @@
 #define CX_DICT_HDRSZ			(CX_INLINE_HDRSZ + 4)
 #define CX_REF_SIZE				24
 
-/* Whether a stored varlena is in compressx's own format (method bits 2). */
+/*
+ * Whether a stored varlena has compressx's method bits 2: compressx's own
+ * format if cx_attribute() attributes it.
+ */
 static inline bool
 cx_is_own_datum(const void *ptr)
 {
 	return VARATT_IS_4B_C(ptr) &&
 		VARDATA_COMPRESSED_GET_COMPRESS_METHOD(ptr) == CX_METHOD_ID;
 }
+
+/* Whose a stored value with method bits 2 is (see Attribution above). */
+typedef enum CxAttribution
+{
+	CX_OWN_INLINE,				/* compressx's inline form */
+	CX_OWN_REFERENCE,			/* compressx's reference (its body is checked
+								 * when fetched) */
+	CX_UNATTRIBUTABLE			/* not written by compressx */
+} CxAttribution;
+
+/*
+ * Attribute v, a stored value with method bits 2 (cx_is_own_datum).  relid:
+ * the table it is stored in, whose TOAST relation a reference must name, or
+ * InvalidOid when unknown.  When v is unattributable and why is not NULL,
+ * *why is a palloc'd sentence saying why.
+ */
+extern CxAttribution cx_attribute(const struct varlena *v, Oid relid, char **why);
+
+/*
+ * Whether the last cx_decode() of this backend raised its error because the
+ * value is unattributable (for compressx.verify()).
+ */
+extern bool cx_decode_unattributable(void);
 
 /* Describe an own value without decoding it (for inspection). */
 typedef struct CxOwnInfo
@@ -68,8 +158,8 @@ extern void cx_own_info(const void *ptr, CxOwnInfo *info);
 
 /*
  * Decode an own value into a plain varlena palloc'd in the current memory
- * context.  Damaged data raises ERRCODE_DATA_CORRUPTED naming relid's
- * relation and attname.
+ * context.  Damaged data, and a value cx_attribute() does not attribute,
+ * raise ERRCODE_DATA_CORRUPTED naming relid's relation and attname.
  */
 extern struct varlena *cx_decode(const struct varlena *value, Oid relid,
 								 const char *attname);
@@ -129,8 +219,11 @@ extern struct varlena *cx_ref_placeholder(const struct varlena *own);
 extern void cx_delete_external(Relation rel, const struct varlena *ref,
 							   bool is_speculative);
 
-/* Whether v is an own reference; if so, the TOAST value id it names. */
-extern bool cx_external_value_id(const struct varlena *v, Oid *valueid);
+/*
+ * Whether v is an own reference (cx_attribute(), relid as there); if so,
+ * the TOAST value id it names.
+ */
+extern bool cx_external_value_id(const struct varlena *v, Oid relid, Oid *valueid);
 
 /* Whether two references name the same TOAST value. */
 extern bool cx_same_external(const struct varlena *a, const struct varlena *b);

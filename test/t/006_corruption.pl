@@ -8,27 +8,20 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use CxTest;
 
-my $node = PostgreSQL::Test::Cluster->new('corrupt');
-# compressx's own checks, not page checksums (on by default since 18's
-# initdb), must catch the damage this test makes
-$node->init(extra => ($node->pg_version >= 18 ? ['--no-data-checksums'] : []));
-$node->start;
+my $node = cx_disk_edit_node('corrupt');
 $node->safe_psql('postgres', q{
     CREATE EXTENSION compressx;
     CREATE TABLE cxc (id integer PRIMARY KEY, body text) USING compressx;
     INSERT INTO cxc SELECT i, repeat('an inline zstd document ' || i || ' ', 60) FROM generate_series(1, 200) i;
     INSERT INTO cxc SELECT i, (SELECT string_agg(md5(k::text || i), '') FROM generate_series(1, 400) k)
     FROM generate_series(1001, 1010) i;
-    CREATE FUNCTION readable(i integer) RETURNS boolean LANGUAGE plpgsql AS $$
-    BEGIN
-        PERFORM md5(body) FROM cxc WHERE id = i;
-        RETURN true;
-    EXCEPTION WHEN data_corrupted THEN
-        RETURN false;
-    END $$;
     CHECKPOINT;
 });
+$node->safe_psql('postgres', cx_readable_sql('cxc'));
 is($node->safe_psql('postgres', q{SELECT methods::text || '/' || external_values FROM compressx.column_stats('cxc') WHERE column_name = 'body'}),
     '{"zstd": 210}/10', 'inline and out-of-line zstd values');
 is($node->safe_psql('postgres', q{SELECT count(*) FROM compressx.verify('cxc')}), '0', 'verify finds nothing before');
@@ -46,43 +39,25 @@ foreach my $id (5, 6)
 }
 $node->stop;
 
-# Offset of the first byte of a tuple's data (after its header).
-sub tuple_data_offset
-{
-    my ($fh, $blk, $off) = @_;
-    my $page;
-    seek($fh, $blk * 8192, 0) or die;
-    read($fh, $page, 8192) == 8192 or die;
-    my $lp = unpack('V', substr($page, 24 + ($off - 1) * 4, 4));
-    my $lp_off = $lp & 0x7FFF;
-    my $t_hoff = unpack('C', substr($page, $lp_off + 22, 1));
-    return $blk * 8192 + $lp_off + $t_hoff;
-}
-
 sub flip_bytes
 {
     my ($fh, $pos, $n) = @_;
-    my $buf;
-    seek($fh, $pos, 0) or die;
-    read($fh, $buf, $n) == $n or die;
-    $buf ^= "\xFF" x $n;
-    seek($fh, $pos, 0) or die;
-    print $fh $buf;
+    cx_write_at($fh, $pos, cx_read_at($fh, $pos, $n) ^ ("\xFF" x $n));
 }
 
 open(my $fh, '+<', $heapfile) or die "open $heapfile: $!";
 binmode $fh;
 # id 5: bytes inside the zstd frame (int4 id, then the 4-byte-header value:
 # header 4, va_tcinfo 4, version/codec/flags 3, frame)
-flip_bytes($fh, tuple_data_offset($fh, @{ $ctid{5} }) + 4 + 11 + 12, 3);
+flip_bytes($fh, cx_tuple_data_offset($fh, @{ $ctid{5} }) + 4 + 11 + 12, 3);
 # id 6: the format version byte
-flip_bytes($fh, tuple_data_offset($fh, @{ $ctid{6} }) + 4 + 8, 1);
+flip_bytes($fh, cx_tuple_data_offset($fh, @{ $ctid{6} }) + 4 + 8, 1);
 close $fh;
 
 # an out-of-line value: the middle of the first TOAST chunk on page 0
 open($fh, '+<', $toastfile) or die "open $toastfile: $!";
 binmode $fh;
-flip_bytes($fh, tuple_data_offset($fh, 0, 1) + 8 + 4 + 500, 4);
+flip_bytes($fh, cx_tuple_data_offset($fh, 0, 1) + 8 + 4 + 500, 4);
 close $fh;
 
 $node->start;

@@ -3,10 +3,12 @@ package CxTest;
 use strict;
 use warnings;
 use Exporter 'import';
+use PostgreSQL::Test::Cluster;
 use Test::More;
 
 our @EXPORT = qw(cx_install_helpers cx_toast_referenced_ok cx_state_sql cx_dict_table_sql
-  cx_dump_restore_each);
+  cx_dump_restore_each cx_tuple_data_offset cx_file_tuples cx_read_at cx_write_at
+  cx_disk_edit_node cx_readable_sql);
 
 # Create the extension and toast_values(rel): distinct values in the
 # table's TOAST relation.
@@ -89,6 +91,89 @@ sub cx_dump_restore_each
 		}
 		$check->($label, $db);
 	}
+}
+
+# A started node for a test that edits relation files with the server
+# stopped: without page checksums (on by default since 18's initdb), so
+# that compressx's own checks, not the checksums, meet the edited bytes.
+sub cx_disk_edit_node
+{
+	my ($name) = @_;
+	my $node = PostgreSQL::Test::Cluster->new($name);
+	$node->init(extra => ($node->pg_version >= 18 ? ['--no-data-checksums'] : []));
+	$node->start;
+	return $node;
+}
+
+# SQL creating readable(i integer): whether the row of $table with id i
+# reads back its column body, or raises data_corrupted.
+sub cx_readable_sql
+{
+	my ($table) = @_;
+	return qq{
+	    CREATE FUNCTION readable(i integer) RETURNS boolean LANGUAGE plpgsql AS \$\$
+	    BEGIN
+	        PERFORM md5(body) FROM $table WHERE id = i;
+	        RETURN true;
+	    EXCEPTION WHEN data_corrupted THEN
+	        RETURN false;
+	    END \$\$;
+	};
+}
+
+# Offset in a relation file (open on $fh, the server stopped) of the first
+# byte of the data of the tuple at line pointer $off of block $blk (after
+# its header).
+sub cx_tuple_data_offset
+{
+	my ($fh, $blk, $off) = @_;
+	my $page = cx_read_at($fh, $blk * 8192, 8192);
+	my $lp = unpack('V', substr($page, 24 + ($off - 1) * 4, 4));
+	my $lp_off = $lp & 0x7FFF;
+	my $t_hoff = unpack('C', substr($page, $lp_off + 22, 1));
+	return $blk * 8192 + $lp_off + $t_hoff;
+}
+
+# Every tuple of a relation file (the server stopped), in file order: a
+# list of [block, line pointer, offset of its data in the file, its data].
+sub cx_file_tuples
+{
+	my ($file) = @_;
+	my @tuples;
+	open(my $fh, '<', $file) or die "open $file: $!";
+	binmode $fh;
+	my $page;
+	for (my $blk = 0; read($fh, $page, 8192) == 8192; $blk++)
+	{
+		my $pd_lower = unpack('v', substr($page, 12, 2));
+		for (my $off = 1; 24 + $off * 4 <= $pd_lower; $off++)
+		{
+			my $lp = unpack('V', substr($page, 24 + ($off - 1) * 4, 4));
+			my ($lp_off, $lp_flags, $lp_len) = ($lp & 0x7FFF, ($lp >> 15) & 3, $lp >> 17);
+			next unless $lp_flags == 1;		# LP_NORMAL
+			my $t_hoff = unpack('C', substr($page, $lp_off + 22, 1));
+			push @tuples, [ $blk, $off, $blk * 8192 + $lp_off + $t_hoff,
+							substr($page, $lp_off + $t_hoff, $lp_len - $t_hoff) ];
+		}
+	}
+	close $fh;
+	return @tuples;
+}
+
+sub cx_read_at
+{
+	my ($fh, $pos, $n) = @_;
+	my $buf;
+	seek($fh, $pos, 0) or die "seek: $!";
+	read($fh, $buf, $n) == $n or die "short read at $pos";
+	return $buf;
+}
+
+sub cx_write_at
+{
+	my ($fh, $pos, $buf) = @_;
+	seek($fh, $pos, 0) or die "seek: $!";
+	print $fh $buf or die "write: $!";
 }
 
 1;
