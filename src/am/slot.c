@@ -80,6 +80,7 @@ typedef struct CxLazyValue
 	const char *attname;
 	bool		flattened;		/* flattened once already */
 	struct varlena *decoded;	/* kept from the second flattening on */
+	Size		flat_size;		/* checked flat size, or 0 before the check */
 } CxLazyValue;
 
 static Size
@@ -87,7 +88,10 @@ lazy_get_flat_size(ExpandedObjectHeader *eohptr)
 {
 	CxLazyValue *lv = (CxLazyValue *) eohptr;
 
-	return VARHDRSZ + VARDATA_COMPRESSED_GET_EXTSIZE(lv->stored);
+	/* checked once: the caller allocates what this returns */
+	if (lv->flat_size == 0)
+		lv->flat_size = cx_flat_size(lv->stored, lv->relid, lv->attname);
+	return lv->flat_size;
 }
 
 /*
@@ -271,6 +275,7 @@ init_placeholder(CxTupleTableSlot *cslot, CxLazyValue *lv,
 	lv->attname = attname;
 	lv->flattened = false;
 	lv->decoded = NULL;
+	lv->flat_size = 0;
 	return EOHPGetRODatum(&lv->hdr);
 }
 

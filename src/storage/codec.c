@@ -397,8 +397,7 @@ cx_codec_compress(const CxCodec *codec, int level, const void *dict,
 }
 
 bool
-cx_codec_plausible_rawlen(const CxCodec *codec, const char *src, int32 srclen,
-						  int32 rawlen)
+cx_codec_plausible_rawlen_bound(const CxCodec *codec, int64 srclen, int32 rawlen)
 {
 	if (rawlen < 0 || srclen < 0)
 		return false;
@@ -408,31 +407,41 @@ cx_codec_plausible_rawlen(const CxCodec *codec, const char *src, int32 srclen,
 			return rawlen == srclen;
 		case CX_CODEC_PGLZ:
 			/* a 3-byte match tag expands to at most 273 bytes */
-			return (int64) rawlen <= (int64) srclen * 91 + 8;
+			return (int64) rawlen <= srclen * 91 + 8;
 		case CX_CODEC_LZ4:
 			/* every extra length byte adds at most 255 bytes */
-			return (int64) rawlen <= (int64) srclen * 255 + 16;
+			return (int64) rawlen <= srclen * 255 + 16;
 		case CX_CODEC_ZSTD:
-			{
-				unsigned long long content = ZSTD_getFrameContentSize(src, srclen);
-				unsigned long long bound;
-
-				/*
-				 * The frame header's size must match, and be one its blocks
-				 * can produce: a header is only a claim, and the caller
-				 * allocates what it says.
-				 */
-				if (content == ZSTD_CONTENTSIZE_ERROR ||
-					content == ZSTD_CONTENTSIZE_UNKNOWN ||
-					content != (unsigned long long) rawlen ||
-					(int64) rawlen > (int64) srclen * CX_ZSTD_MAX_EXPANSION)
-					return false;
-				bound = ZSTD_decompressBound(src, srclen);
-				return bound != ZSTD_CONTENTSIZE_ERROR &&
-					bound >= (unsigned long long) rawlen;
-			}
+			return (int64) rawlen <= srclen * CX_ZSTD_MAX_EXPANSION;
 	}
 	return false;
+}
+
+bool
+cx_codec_plausible_rawlen(const CxCodec *codec, const char *src, int32 srclen,
+						  int32 rawlen)
+{
+	if (!cx_codec_plausible_rawlen_bound(codec, srclen, rawlen))
+		return false;
+	if (codec->id == CX_CODEC_ZSTD)
+	{
+		unsigned long long content = ZSTD_getFrameContentSize(src, srclen);
+		unsigned long long bound;
+
+		/*
+		 * The frame header's size must match, and be one its blocks can
+		 * produce: a header is only a claim, and the caller allocates what
+		 * it says.
+		 */
+		if (content == ZSTD_CONTENTSIZE_ERROR ||
+			content == ZSTD_CONTENTSIZE_UNKNOWN ||
+			content != (unsigned long long) rawlen)
+			return false;
+		bound = ZSTD_decompressBound(src, srclen);
+		return bound != ZSTD_CONTENTSIZE_ERROR &&
+			bound >= (unsigned long long) rawlen;
+	}
+	return true;
 }
 
 bool

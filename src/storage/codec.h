@@ -74,6 +74,13 @@ extern bool cx_codec_plausible_rawlen(const CxCodec *codec,
 									  int32 rawlen);
 
 /*
+ * The same from the input's length alone (the most srclen bytes of the
+ * codec's format can expand to), for input not at hand.
+ */
+extern bool cx_codec_plausible_rawlen_bound(const CxCodec *codec,
+											int64 srclen, int32 rawlen);
+
+/*
  * Most input bytes one compression call of codec at level may take when it
  * must be interruptible (pglz and lz4 compress in one library call), or -1
  * for no limit.

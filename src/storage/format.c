@@ -330,6 +330,53 @@ decode_scratch_begin(void)
 	return MemoryContextSwitchTo(decode_scratch);
 }
 
+/*
+ * The size a decoded own value takes, VARHDRSZ plus the raw size its header
+ * declares, checked against what its stored bytes can produce before any
+ * caller allocates it: a damaged header must not cost a large allocation
+ * before the decoder reports it.  A reference's TOAST value is not fetched:
+ * its recorded length bounds the raw size.
+ */
+Size
+cx_flat_size(const struct varlena *value, Oid relid, const char *attname)
+{
+	uint32		rawlen = VARDATA_COMPRESSED_GET_EXTSIZE(value);
+	const unsigned char *body = (const unsigned char *) value + VARHDRSZ_COMPRESSED;
+	int32		bodylen = (int32) VARSIZE(value) - VARHDRSZ_COMPRESSED;
+	char	   *why = NULL;
+	bool		plausible;
+
+	switch (cx_attribute(value, relid, &why))
+	{
+		case CX_OWN_INLINE:
+			{
+				int32		hdr = (body[2] & CX_FLAG_DICT) ? 7 : 3;
+
+				plausible = cx_codec_plausible_rawlen(cx_codec_by_id(body[1]),
+													  (const char *) body + hdr,
+													  bodylen - hdr, (int32) rawlen);
+				break;
+			}
+		case CX_OWN_REFERENCE:
+			{
+				uint32		storedlen;
+
+				memcpy(&storedlen, body + 4, sizeof(uint32));
+				plausible = cx_codec_plausible_rawlen_bound(cx_codec_by_id(body[1]),
+															(int64) storedlen, (int32) rawlen);
+				break;
+			}
+		default:
+			report_unattributable(relid, attname, NULL, why);
+			plausible = false;	/* keep compiler quiet */
+	}
+	if (rawlen > MaxAllocSize - VARHDRSZ || !plausible)
+		report_corrupt(relid, attname,
+					   psprintf("The value declares %u bytes, implausible for its %d stored bytes.",
+								rawlen, bodylen));
+	return VARHDRSZ + (Size) rawlen;
+}
+
 struct varlena *
 cx_decode_into(const struct varlena *value, Oid relid, const char *attname,
 			   struct varlena *dst)

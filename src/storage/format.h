@@ -165,6 +165,14 @@ extern struct varlena *cx_decode(const struct varlena *value, Oid relid,
 								 const char *attname);
 
 /*
+ * VARHDRSZ plus the raw size an own value declares, after checking that its
+ * stored bytes can produce that much (ERRCODE_DATA_CORRUPTED otherwise):
+ * what a caller allocates for cx_decode_into().
+ */
+extern Size cx_flat_size(const struct varlena *value, Oid relid,
+						 const char *attname);
+
+/*
  * The same, into dst when not NULL: VARHDRSZ plus the value's raw size
  * (VARDATA_COMPRESSED_GET_EXTSIZE), which the caller has checked.
  */

@@ -18,6 +18,10 @@
 #    every other row stays readable; VACUUM FULL refuses them instead of
 #    copying them; deleting a row never deletes through a reference
 #    compressx cannot attribute (it deleted another table's TOAST value).
+# 3. A value of compressx's own whose va_tcinfo declares a raw size its
+#    stored bytes cannot produce (about 1 GB): reading it is data_corrupted
+#    before anything allocates that size (it was "invalid memory alloc
+#    request size" from the allocation of the declared size).
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -130,9 +134,9 @@ my %valpos;
 foreach my $t (cx_file_tuples($file{cxf}))
 {
     my $id = unpack('l', $t->[3]);
-    $valpos{$id} = $t->[2] + 4 if grep { $_ == $id } (5, 6, 7, 8, 1001, 1002);
+    $valpos{$id} = $t->[2] + 4 if grep { $_ == $id } (5, 6, 7, 8, 9, 1001, 1002, 1003);
 }
-is(scalar(keys %valpos), 6, 'the rows to rewrite are found');
+is(scalar(keys %valpos), 8, 'the rows to rewrite are found');
 
 open(my $fh, '+<', $file{cxf}) or die "open $file{cxf}: $!";
 binmode $fh;
@@ -170,6 +174,8 @@ rewrite_value($valpos{8}, substr($v, 8, 20) . (substr($v, 28, 3) ^ "\xFF\xFF\xFF
 $v = stored_value($valpos{1002});
 my $ref1001_valueid = unpack('V', substr(stored_value($valpos{1001}), 16, 4));
 rewrite_value($valpos{1002}, substr($v, 8, 8) . pack('VV', $other_valueid, $toastoid{other}));
+# 3. raw size bits all ones (method bits 2 kept): inline 9, reference 1003
+cx_write_at($fh, $valpos{$_} + 4, pack('V', 0xBFFFFFFF)) foreach (9, 1003);
 close $fh;
 
 # (d) a reference whose TOAST body does not start with compressx's header:
@@ -199,19 +205,30 @@ my ($ret, $out, $err) = $node->psql('postgres', "\\set VERBOSITY verbose\nSELECT
 like($err, qr/DETAIL: .*version 2.*newer compressx/, 'an unknown version: the detail says a newer compressx may have written it');
 ($ret, $out, $err) = $node->psql('postgres', "\\set VERBOSITY verbose\nSELECT body FROM cxf WHERE id = 8");
 like($err, qr/XX001: compressed value of column "body" of relation "cxf" is corrupt/, 'damage inside a frame is corruption');
+foreach my $id (9, 1003)
+{
+    my $what = $id == 9 ? 'inline' : 'reference';
+    foreach my $q ("SELECT md5(body) FROM cxf WHERE id = $id", "SELECT id FROM cxf WHERE id = $id ORDER BY body")
+    {
+        ($ret, $out, $err) = $node->psql('postgres', "\\set VERBOSITY verbose\n$q");
+        like($err, qr/XX001: compressed value of column "body" of relation "cxf" is corrupt.*\n.*declares 1073741823 bytes, implausible/,
+            "$what declaring 1 GB ($q): data_corrupted before allocating it");
+        unlike($err, qr/invalid memory alloc request size/, "$what declaring 1 GB ($q): no allocation of the declared size");
+    }
+}
 
 is($node->safe_psql('postgres',
     q{SELECT string_agg(id::text, ',' ORDER BY id) FROM (SELECT id FROM cxf OFFSET 0) s WHERE NOT readable(id)}),
-    '5,6,7,8,1001,1002', 'exactly the rewritten rows are unreadable');
-is($node->safe_psql('postgres', q{SELECT count(md5(body)) FROM cxf WHERE id NOT IN (5, 6, 7, 8, 1001, 1002)}),
-    '99', 'every other row is readable');
+    '5,6,7,8,9,1001,1002,1003', 'exactly the rewritten rows are unreadable');
+is($node->safe_psql('postgres', q{SELECT count(md5(body)) FROM cxf WHERE id NOT IN (5, 6, 7, 8, 9, 1001, 1002, 1003)}),
+    '97', 'every other row is readable');
 
 my $verify = q{SELECT string_agg(c.id::text, ',' ORDER BY c.id)
       FROM compressx.verify('cxf') v JOIN (SELECT ctid, id FROM cxf OFFSET 0) c ON c.ctid = v.ctid};
 is($node->safe_psql('postgres', $verify . q{ WHERE v.problem LIKE 'method-2 value not written by compressx (unattributable):%'}),
     '5,6,7,1001,1002', 'verify lists the values compressx did not write as unattributable');
 is($node->safe_psql('postgres', $verify . q{ WHERE v.problem LIKE 'compressed value of column "body" of relation "cxf" is corrupt:%'}),
-    '8', 'verify lists the corrupt value apart');
+    '8,9,1003', 'verify lists the corrupt values apart');
 is($node->safe_psql('postgres', q{SELECT count(*) FROM compressx.verify('cxf') WHERE column_name IS NULL}),
     '1', 'the TOAST value 1002 referenced before is an orphan now');
 
@@ -219,8 +236,8 @@ is($node->safe_psql('postgres', q{SELECT count(*) FROM compressx.verify('cxf') W
 ($ret, $out, $err) = $node->psql('postgres', 'VACUUM FULL cxf');
 like($err, qr/ERROR:  compressed value of column "body" of relation "cxf" was not written by compressx/,
     'VACUUM FULL refuses a value compressx did not write');
-is($node->safe_psql('postgres', q{SELECT count(md5(body)) FROM cxf WHERE id NOT IN (5, 6, 7, 8, 1001, 1002)}),
-    '99', 'every other row is still readable');
+is($node->safe_psql('postgres', q{SELECT count(md5(body)) FROM cxf WHERE id NOT IN (5, 6, 7, 8, 9, 1001, 1002, 1003)}),
+    '97', 'every other row is still readable');
 
 # deleting the row must not delete through the foreign reference
 $node->safe_psql('postgres', 'DELETE FROM cxf WHERE id = 1002');
