@@ -6,7 +6,7 @@
 # default, with zstd on every value of 64 bytes or more).  A test differs
 # under the AM when it fails in the AM run and either passes under heap or
 # fails there with other output.  A differing test is a failure unless
-# test/core_regress_expected.txt lists it as "test<TAB>one-line reason".
+# test/core_regress_expected_15.txt lists it as "test<TAB>one-line reason".
 # Tests failing in both runs with the same output (the environment's) are
 # reported only.  Ends with the line "N passed, N failed" (N counts tests).
 #
@@ -31,7 +31,7 @@
 #                      default: the parallel schedule, as
 #                      "make installcheck-parallel"
 #   --expected FILE    list of accepted differences
-#                      (default test/core_regress_expected.txt)
+#                      (default test/core_regress_expected_15.txt)
 #
 # Environment: CX_PG_SRC (an unpacked PostgreSQL source tree of the same
 # major; default: Debian's source package of the server's version, or the
@@ -54,7 +54,7 @@ ext="(default)"
 install=1
 serial=0
 settings=()
-expected_file="$cx_root/test/core_regress_expected.txt"
+expected_file="$cx_root/test/core_regress_expected_15.txt"
 while [ $# -gt 0 ]; do
     case $1 in
         --set) [ $# -ge 2 ] || die "--set needs NAME=VALUE"
