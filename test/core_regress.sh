@@ -5,10 +5,12 @@
 # default_table_access_method set to a table access method (compressx by
 # default, with zstd on every value of 64 bytes or more).  A test differs
 # under the AM when it fails in the AM run and either passes under heap or
-# fails there with other output.  A differing test is a failure unless
-# test/core_regress_expected.txt lists it as "test<TAB>one-line reason".
-# Tests failing in both runs with the same output (the environment's) are
-# reported only.  Ends with the line "N passed, N failed" (N counts tests).
+# fails there with other output.  A differing test is a failure unless the
+# list of the server's major, test/core_regress_expected_NN.txt, lists it as
+# "test<TAB>one-line reason".  Tests failing in both runs with the same
+# output (the environment's) are reported only.  Ends with the line "N
+# passed, N failed" (N counts tests).  Reads pg_regress's output of 15
+# ("test x ... ok") and of 16 and later ("ok 1 - x", "not ok 2 + y").
 #
 # usage: bash test/core_regress.sh [options] [AM]
 #
@@ -27,11 +29,23 @@
 #                      test/run_tests.sh does)
 #   --pg BINDIR        the PostgreSQL installation to test (default Debian's
 #                      /usr/lib/postgresql/15/bin), e.g. an assert-enabled one
+#                      or /opt/compressx-cache/pg18/bin
+#   --major NN         the installation of major NN: 15 is Debian's, another
+#                      major the one test/compile_check.sh builds into the
+#                      cache (built first when missing), e.g. --major 18
 #   --serial           one test at a time, as "make installcheck" (slower);
 #                      default: the parallel schedule, as
 #                      "make installcheck-parallel"
 #   --expected FILE    list of accepted differences
-#                      (default test/core_regress_expected.txt)
+#                      (default test/core_regress_expected_NN.txt, NN the
+#                      server's major)
+#
+# A server of another major than Debian's 15 (whose build the checkout
+# holds) gets compressx built in a private copy of the tree; the run then
+# holds the installation's lock, PREFIX/../.NAME.suite.lock (the one
+# test/run_version_suite.sh takes), from the install to its end, so that no
+# other run installs another build into it meanwhile.  The source of 18 comes
+# from Debian's sid, through the deb-src file test/compile_check.sh adds.
 #
 # Environment: CX_PG_SRC (an unpacked PostgreSQL source tree of the same
 # major; default: Debian's source package of the server's version, or the
@@ -54,7 +68,8 @@ ext="(default)"
 install=1
 serial=0
 settings=()
-expected_file="$cx_root/test/core_regress_expected.txt"
+expected_file=""
+major=""
 while [ $# -gt 0 ]; do
     case $1 in
         --set) [ $# -ge 2 ] || die "--set needs NAME=VALUE"
@@ -67,6 +82,8 @@ while [ $# -gt 0 ]; do
         --no-install) install=0;;
         --pg) [ $# -ge 2 ] || die "--pg needs a directory"; pg_bindir=$2; shift;;
         --pg=*) pg_bindir=${1#--pg=};;
+        --major) [ $# -ge 2 ] || die "--major needs a version"; major=$2; shift;;
+        --major=*) major=${1#--major=};;
         --serial) serial=1;;
         --expected) [ $# -ge 2 ] || die "--expected needs a file"; expected_file=$2; shift;;
         --expected=*) expected_file=${1#--expected=};;
@@ -77,15 +94,27 @@ while [ $# -gt 0 ]; do
     shift
 done
 am=${am:-compressx}
+# Debian's major (lib.sh): its packages are the dependencies, and the
+# checkout's own build is for it.
+debian_major=$PG_MAJOR
+if [ -n "$major" ]; then
+    [[ $major =~ ^[0-9]+$ ]] || die "--major needs a major version number, got '$major'"
+    [ -z "$pg_bindir" ] || die "--major and --pg name the installation both"
+    if [ "$major" != "$debian_major" ]; then
+        prefix=$(bash "$cx_root/test/compile_check.sh" --build "$major") ||
+            die "no PostgreSQL $major installation (test/compile_check.sh --build $major failed)"
+        pg_bindir=$prefix/bin
+    fi
+fi
 if [ -n "$pg_bindir" ]; then
     [ -x "$pg_bindir/pg_config" ] && [ -x "$pg_bindir/postgres" ] || die "--pg $pg_bindir: no pg_config and postgres there"
-    PGBIN=$(cd "$pg_bindir" && pwd)
-    PGXS_DIR=$("$PGBIN/pg_config" --pgxs)
-    PGXS_DIR=${PGXS_DIR%/src/makefiles/pgxs.mk}
-    export PATH="$PGBIN:$PATH"
+    cx_use_pg "$(cd "$pg_bindir" && pwd)"
 fi
 server_ver=$("$PGBIN/pg_config" --version | awk '{print $2}')
-[ "${server_ver%%.*}" = "$PG_MAJOR" ] || die "$PGBIN is PostgreSQL $server_ver, not $PG_MAJOR"
+PG_MAJOR=${server_ver%%.*}
+[ -z "$major" ] || [ "$PG_MAJOR" = "$major" ] || die "$PGBIN is PostgreSQL $server_ver, not $major"
+[[ $PG_MAJOR =~ ^[0-9]+$ ]] || die "$PGBIN/pg_config reports version '$server_ver'"
+expected_file=${expected_file:-$cx_root/test/core_regress_expected_$PG_MAJOR.txt}
 [[ $am =~ ^[a-z_][a-z0-9_]*$ ]] || die "bad access method name '$am'"
 if [ "$ext" = "(default)" ]; then
     if [ "$am" = heap ]; then ext=""; else ext=compressx; fi
@@ -97,7 +126,7 @@ for s in "${settings[@]}"; do
     [[ ${s%%=*} =~ ^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$ ]] ||
         die "bad setting name in '$s'"
 done
-[ -f "$expected_file" ] || die "missing $expected_file"
+[ -f "$expected_file" ] || die "missing $expected_file (the accepted differences of PostgreSQL $PG_MAJOR's suite)"
 port=${CX_CORE_PORT:-55442}
 run_timeout=${CX_CORE_TIMEOUT:-1800}
 exec </dev/null
@@ -120,10 +149,39 @@ while IFS= read -r line || [ -n "$line" ]; do
 done <"$expected_file"
 
 # ---------------------------------------------------------------- dependencies
-cx_install_deps
+# build_install_copy: build compressx in a private copy of the tree (the
+# checkout's object files are for Debian's major) and install it into $PGBIN's
+# installation.
+build_install_copy() {
+    local src rc
+    src=$(mktemp -d "${TMPDIR:-/tmp}/compressx-core$PG_MAJOR-src.XXXXXX")
+    tar -C "$cx_root" --exclude='*.o' --exclude='*.so' --exclude='*.bc' -cf - \
+        src sql Makefile compressx.control | tar -C "$src" -xf -
+    cx_log "building compressx in $src and installing it into $(dirname "$PGBIN")"
+    { make -C "$src" -s PG_CONFIG="$PGBIN/pg_config" with_llvm=no &&
+      cx_sudo make -C "$src" -s PG_CONFIG="$PGBIN/pg_config" with_llvm=no install; } >"$src/build.log" 2>&1
+    rc=$?
+    [ "$rc" -eq 0 ] || cat "$src/build.log" >&2
+    rm -rf "$src"
+    return "$rc"
+}
+
+PG_MAJOR=$debian_major cx_install_deps
+if [ "$PG_MAJOR" != "$debian_major" ]; then
+    # held until the script exits
+    inst=$(cd "$PGBIN/.." && pwd)
+    lockfile=$(dirname "$inst")/.$(basename "$inst").suite.lock
+    exec 8>>"$lockfile" || die "cannot open $lockfile"
+    cx_log "waiting for $lockfile"
+    flock 8
+fi
 if [ -n "$ext" ]; then
     if [ "$install" = 1 ]; then
-        cx_build_install
+        if [ "$PG_MAJOR" = "$debian_major" ]; then
+            cx_build_install
+        else
+            build_install_copy || die "building or installing compressx against $PGBIN/pg_config failed"
+        fi
     fi
     [ -f "$("$PGBIN/pg_config" --sharedir)/extension/$ext.control" ] ||
         die "extension $ext is not installed in $("$PGBIN/pg_config" --sharedir)/extension (run make install, or drop --no-install)"
@@ -150,7 +208,7 @@ as_psql() {  # as_psql DIR DB SQL: run SQL, stop at the first error
 am_dir=$work/$am
 cx_as_user mkdir "$am_dir"
 running=$am_dir
-cx_start_cluster "$am_dir" "$port"
+cx_start_cluster "$am_dir" "$port" 8>&-   # the server does not inherit the lock
 if [ -n "$ext" ]; then
     out=$(as_psql "$am_dir" template1 -c "CREATE EXTENSION \"$ext\"" 2>&1) ||
         die "CREATE EXTENSION $ext failed: $out"
@@ -205,12 +263,28 @@ cx_log "$am run: default_table_access_method = $am${ext:+, extension $ext in tem
 # ---------------------------------------------------------------- source
 # Debian's source package of the installed server (the same version if the
 # mirror still serves it, else the newest it serves), fetched once into the
-# cache, outside the clone.  Needs deb-src entries (cx_enable_deb_src in
-# lib.sh).
+# cache, outside the clone.  Needs deb-src entries: Debian's own archive
+# (cx_enable_deb_src in lib.sh) for 15, trixie's and sid's for later majors,
+# in the file test/compile_check.sh adds to build them (written here too,
+# with the same content, when missing).  Debian's patches of postgresql-18
+# leave src/test/regress and contrib/spi alone, so the patched tree's suite
+# is upstream's, which the unpatched build of compile_check.sh runs.
 source_with_deb_src() {
-    local pkg=postgresql-$PG_MAJOR
+    local pkg=postgresql-$PG_MAJOR list=/etc/apt/sources.list.d/compressx-pg-src.sources
     apt-cache showsrc "$pkg" 2>/dev/null | grep -q '^Package:' && return 0
-    cx_enable_deb_src
+    if [ "$PG_MAJOR" = "$debian_major" ]; then
+        cx_enable_deb_src
+    elif [ ! -f "$list" ]; then
+        cx_log "adding deb-src for trixie and sid: $list"
+        cx_sudo tee "$list" >/dev/null <<'LIST'
+# compressx (test/compile_check.sh): PostgreSQL sources newer than bookworm's
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: trixie sid
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+LIST
+    fi
     cx_sudo env DEBIAN_FRONTEND=noninteractive apt-get update -q >/dev/null
     apt-cache showsrc "$pkg" 2>/dev/null | grep -q '^Package:' ||
         die "no source package $pkg available from apt even with deb-src enabled"
@@ -341,12 +415,15 @@ run_suite() {  # run_suite LABEL DIR [pg_regress options]: suite's log in DIR/re
     shift 2
     cx_log "$(basename "$dir") run: pg_regress ${regress_opts[*]} --host=$dir --outputdir=$dir/out $*"
     t0=$(date +%s)
-    cx_as_user timeout -k 30 "$run_timeout" "$PGXS_DIR/src/test/regress/pg_regress" \
-        "${regress_opts[@]}" --host="$dir" --outputdir="$dir/out" "$@" >"$dir/regress.log" 2>&1
+    # from DIR: pg_regress of 16 and later takes expected/NAME.out from the
+    # current directory first (--expecteddir, default "."), and this
+    # checkout's expected/ has files named as tests of the suite (update.out)
+    (cd "$dir" && cx_as_user timeout -k 30 "$run_timeout" "$PGXS_DIR/src/test/regress/pg_regress" \
+        "${regress_opts[@]}" --host="$dir" --outputdir="$dir/out" "$@") >"$dir/regress.log" 2>&1
     rc=$?
     secs[$label]=$(($(date +%s) - t0))
     [ "$rc" -eq 124 ] && cx_log "$label run: timed out after ${run_timeout}s"
-    cx_log "$(basename "$dir") run: pg_regress exit $rc after ${secs[$label]}s:$(grep -E '^ *(All [0-9]+ tests passed|[0-9]+ of [0-9]+ tests (failed|passed))' "$dir/regress.log" | tr -s ' \n' ' ')"
+    cx_log "$(basename "$dir") run: pg_regress exit $rc after ${secs[$label]}s:$(grep -E '^(# )? *(All [0-9]+ tests passed|[0-9]+ of [0-9]+ tests (failed|passed))' "$dir/regress.log" | tr -s ' \n' ' ')"
 }
 
 run_suite am "$am_dir" ${ext:+--load-extension="$ext"}
@@ -355,14 +432,16 @@ cx_stop_cluster "$am_dir"; running=""
 heap_dir=$work/heap-baseline
 cx_as_user mkdir "$heap_dir"
 running=$heap_dir
-cx_start_cluster "$heap_dir" "$port"
+cx_start_cluster "$heap_dir" "$port" 8>&-
 run_suite base "$heap_dir"
 cx_stop_cluster "$heap_dir"; running=""
 
 # ---------------------------------------------------------------- compare
-# pg_regress prints one line per test: "test NAME ... ok|FAILED" or, in a
-# parallel group, "     NAME ... ok|FAILED".  A test of the schedule with no
-# line (the run stopped before it) counts as failed.
+# pg_regress prints one line per test: on 15 "test NAME ... ok|FAILED" or, in
+# a parallel group, "     NAME ... ok|FAILED"; on 16 and later (TAP)
+# "ok N - NAME" or "not ok N - NAME", "+" instead of "-" in a parallel group.
+# A test of the schedule with no line (the run stopped before it) counts as
+# failed.
 #
 # A test differs under the AM when it fails in the AM run and either passes
 # under heap or fails there with other output (results/NAME.out of the two
@@ -372,8 +451,9 @@ cx_stop_cluster "$heap_dir"; running=""
 # the environment's and reported only.
 schedule_tests=$(sed -n 's/^test: *//p' "$suite/parallel_schedule" | tr -s ' \t' '\n' | grep -v '^$' | awk '!seen[$0]++')
 outcomes() {  # outcomes LOG: "name ok|failed" per reported test
-    sed -nE 's/^(test |     )([A-Za-z0-9_.]+) +\.\.\. (ok|FAILED|failed \(ignored\)).*/\2 \3/p' "$1" |
-        sed -E 's/ (FAILED|failed \(ignored\))$/ failed/'
+    sed -nE -e 's/^(test |     )([A-Za-z0-9_.]+) +\.\.\. (ok|FAILED|failed \(ignored\)).*/\2 \3/p' \
+            -e 's/^(not )?ok +[0-9]+ +[-+] +([A-Za-z0-9_.]+) .*/\2 \1ok/p' "$1" |
+        sed -E 's/ (FAILED|failed \(ignored\)|not ok)$/ failed/'
 }
 declare -A heap_res=() am_res=()
 while read -r n r; do heap_res[$n]=$r; done < <(outcomes "$heap_dir/regress.log")
