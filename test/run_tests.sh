@@ -12,9 +12,11 @@
 # 17 and 18 built once into a cache outside the clone) unless
 # CX_SKIP_COMPILE=1, the pg_regress files, isolation specs and TAP tests
 # again on PostgreSQL 18 (test/run_version_suite.sh 18, one more counted
-# unit) unless CX_SKIP_PG18=1, and the layer rule of src/
-# (test/check_layers.sh, one more counted unit).  Ends with the line "N
-# passed, N failed".
+# unit) unless CX_SKIP_PG18=1, and on an assert-enabled 18
+# (test/run_assert_suite.sh 18, one more counted unit) unless
+# CX_SKIP_ASSERT18=1 or CX_SKIP_ASSERT=1 (which skips both assert suites),
+# and the layer rule of src/ (test/check_layers.sh, one more counted unit).
+# Ends with the line "N passed, N failed".
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -60,6 +62,8 @@ run_unit core-regress CX_SKIP_CORE "PostgreSQL's regression suite, heap against 
 run_unit layers CX_SKIP_LAYERS "layer rule of src/" check_layers.sh
 run_unit compile-check CX_SKIP_COMPILE "compile check against PostgreSQL 15, 17 and 18" compile_check.sh
 run_unit suite-pg18 CX_SKIP_PG18 "the suite on PostgreSQL 18" run_version_suite.sh 18
+: "${CX_SKIP_ASSERT18:=${CX_SKIP_ASSERT:-}}"
+run_unit assert-suite-18 CX_SKIP_ASSERT18 "assert-enabled PostgreSQL 18" run_assert_suite.sh 18
 run_unit fuzz CX_SKIP_FUZZ "fuzzing the decoders" fuzz/run_fuzz.sh
 
 if [ -n "$failures" ]; then
