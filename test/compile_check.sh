@@ -31,7 +31,8 @@
 # installation's directory, whatever the prefix.  `make install` goes to a
 # staging directory first, is checked to stay inside the prefix and is then
 # moved into place, so a prefix is either complete (marker file, written
-# last) or absent.  The same approach as test/assert_build.sh.
+# last) or absent: cx_pg_source_build in test/lib.sh, which
+# test/assert_build.sh uses too.
 set -uo pipefail
 umask 022
 
@@ -45,13 +46,11 @@ jobs=${CX_COMPILE_JOBS:-$(nproc)}
 # major (test/run_version_suite.sh).
 recipe=2
 configure_opts="--without-icu --with-lz4 --with-zstd --enable-tap-tests"
-build_deps="gcc make perl bison flex libreadline-dev zlib1g-dev liblz4-dev libzstd-dev
-    pkg-config dpkg-dev bzip2 xz-utils libipc-run-perl"
-src_list=/etc/apt/sources.list.d/compressx-pg-src.sources
 # The Debian 15 installation test/lib.sh uses.
 debian15=/usr/lib/postgresql/15/bin/pg_config
 
 start=$(date +%s)
+. "$root/test/lib.sh"   # cx_pg_source_apt, cx_pg_source_build
 log() { printf '== compile check [%ds]: %s\n' "$(( $(date +%s) - start ))" "$*" >&2; }
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
@@ -67,32 +66,12 @@ cached_ok() {
     [ -f "$("$prefix/bin/pg_config" --includedir-server)/postgres.h" ]
 }
 
-# Debian's source archive for trixie and sid, deb-src only (a one-line
-# deb-src entry would conflict with debian.sources' Signed-By), and fresh
-# package lists: once per run, and only when something must be built.
+# Debian's source archive and fresh package lists, only when something
+# must be built.
 apt_ready=""
 ensure_apt() {
     [ -n "$apt_ready" ] && return 0
-    if [ ! -f "$src_list" ]; then
-        log "adding deb-src for trixie and sid: $src_list"
-        as_root tee "$src_list" >/dev/null <<'EOF'
-# compressx (test/compile_check.sh): PostgreSQL sources newer than bookworm's
-Types: deb-src
-URIs: http://deb.debian.org/debian
-Suites: trixie sid
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-EOF
-    fi
-    log "apt-get update"
-    as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q >"$cache/apt-compile.log" 2>&1 ||
-        { tail -n 20 "$cache/apt-compile.log" >&2; log "apt-get update failed"; return 1; }
-    log "installing build dependencies"
-    # shellcheck disable=SC2086
-    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $build_deps \
-        >>"$cache/apt-compile.log" 2>&1 ||
-        { tail -n 20 "$cache/apt-compile.log" >&2; log "apt-get install failed"; return 1; }
-    apt_ready=1
+    cx_pg_source_apt "$1" "$cache/apt-compile.log" && apt_ready=1
 }
 
 # headers_only NN: when no source of NN downloads, install the server
@@ -179,7 +158,7 @@ build() (
     flock 8
     cached_ok "$v" && exit 0       # built by another run meanwhile
 
-    ensure_apt || exit 1
+    ensure_apt "$v" || exit 1
     got=$(apt-cache showsrc "postgresql-$v" 2>/dev/null | sed -n 's/^Version: //p' | sort -ruV | sed -n 1p)
     if [ -z "$got" ]; then
         log "pg$v: no Debian suite reachable here serves the source of postgresql-$v"
@@ -188,51 +167,24 @@ build() (
     fi
     t0=$(date +%s)
     log "pg$v: building postgresql-$v $got into $prefix (about 3 minutes on 2 cores; logs in $logs)"
-    rm -rf "$build" "$logs"
-    mkdir -p "$build/dl" "$logs"
-    chmod 755 "$build" "$build/dl"
-    if ! (cd "$build/dl" && apt-get source -q --download-only "postgresql-$v=$got") >"$logs/source.log" 2>&1; then
-        # an index can name a source whose files are gone (trixie's 17)
-        tail -n 3 "$logs/source.log" >&2
+    rm -rf "$logs"
+    mkdir -p "$logs"
+    rc=0
+    # shellcheck disable=SC2086
+    cx_pg_source_build "$v" "$got" "$prefix" "$build" "$logs" "$jobs" pg_surgery \
+        --prefix="$prefix" $configure_opts >/dev/null || rc=$?
+    if [ "$rc" -eq 2 ]; then
         log "pg$v: the source of postgresql-$v $got does not download"
-        rm -rf "$build"
         headers_only "$v"
         exit
     fi
-    dsc=$(ls "$build"/dl/postgresql-"$v"_*.dsc)
-    dpkg-source -x --skip-patches "$dsc" "$build/src" >>"$logs/source.log" 2>&1 ||
-        { tail -n 20 "$logs/source.log" >&2; log "pg$v: dpkg-source -x failed"; exit 1; }
-    cd "$build/src"
-    # shellcheck disable=SC2086
-    ./configure --prefix="$prefix" $configure_opts >"$logs/configure.log" 2>&1 ||
-        { tail -n 30 "$logs/configure.log" >&2; log "pg$v: configure failed"; exit 1; }
-    log "pg$v: configured [$(( $(date +%s) - t0 ))s], make -j$jobs"
-    make -j"$jobs" >"$logs/make.log" 2>&1 ||
-        { grep -E 'error|Error' "$logs/make.log" | tail -n 30 >&2; log "pg$v: make failed"; exit 1; }
-    log "pg$v: built [$(( $(date +%s) - t0 ))s], make install into a staging directory"
-    stage=$build/stage
-    { make install DESTDIR="$stage" && make -C contrib/pg_surgery install DESTDIR="$stage"; } \
-        >"$logs/install.log" 2>&1 ||
-        { tail -n 30 "$logs/install.log" >&2; log "pg$v: make install failed"; exit 1; }
-    stray=$(cd "$stage" && find . -mindepth 1 \( -type f -o -type l \) ! -path ".$prefix/*" | head -n 5)
-    if [ -n "$stray" ]; then
-        log "pg$v: make install would write outside $prefix: $stray"; exit 1
-    fi
-    rm -rf "$prefix"
-    mv "$stage$prefix" "$prefix"
-    pkglibdir=$("$prefix/bin/pg_config" --pkglibdir)
-    case "$pkglibdir" in
-        "$prefix"/*) ;;
-        *) log "pg$v: pg_config --pkglibdir is $pkglibdir, outside $prefix"; rm -rf "$prefix"; exit 1 ;;
-    esac
+    [ "$rc" -eq 0 ] || exit 1
     {
         key_of "$v"
         echo "installed: postgresql-$v $got ($("$prefix/bin/pg_config" --version)) $(date -u +%FT%TZ), build $(( $(date +%s) - t0 ))s"
     } >"$marker.tmp"
     mv "$marker.tmp" "$marker"
     cached_ok "$v" || { log "pg$v: installation in $prefix is incomplete"; exit 1; }
-    cd /
-    rm -rf "$build"
     log "pg$v: done in $(( $(date +%s) - t0 ))s: $prefix ($("$prefix/bin/pg_config" --version))"
 )
 

@@ -36,6 +36,123 @@ cx_enable_deb_src() {
     fi
 }
 
+# What building PostgreSQL from Debian's source package needs.
+cx_pg_build_deps="gcc make perl bison flex libreadline-dev zlib1g-dev liblz4-dev libzstd-dev
+    pkg-config dpkg-dev bzip2 xz-utils libipc-run-perl"
+
+# cx_pg_source_apt MAJOR LOG: make the source of postgresql-MAJOR reachable
+# through apt-get source, refresh the package lists and install
+# $cx_pg_build_deps; apt's output goes to LOG.  15 is bookworm's own
+# (deb-src on debian.sources); later majors come from trixie and sid,
+# deb-src only, in a file of their own (a one-line deb-src entry would
+# conflict with debian.sources' Signed-By).  Progress through the caller's
+# log function.
+cx_pg_source_apt() {
+    local major=$1 out=$2 list=/etc/apt/sources.list.d/compressx-pg-src.sources
+    if [ "$major" = 15 ]; then
+        cx_enable_deb_src
+    elif [ ! -f "$list" ]; then
+        log "adding deb-src for trixie and sid: $list"
+        cx_sudo tee "$list" >/dev/null <<'EOF'
+# compressx (test/lib.sh): PostgreSQL sources newer than bookworm's
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: trixie sid
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+EOF
+    fi
+    log "apt-get update"
+    cx_sudo env DEBIAN_FRONTEND=noninteractive apt-get update -q >"$out" 2>&1 ||
+        { tail -n 20 "$out" >&2; log "apt-get update failed"; return 1; }
+    log "installing build dependencies"
+    # shellcheck disable=SC2086
+    cx_sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+        $cx_pg_build_deps >>"$out" 2>&1 ||
+        { tail -n 20 "$out" >&2; log "apt-get install failed"; return 1; }
+}
+
+# cx_pg_source_build MAJOR VERSIONS PREFIX BUILD LOGS JOBS CONTRIB [CONFIGURE_ARG...]:
+# build Debian's source package postgresql-MAJOR, the first of the source
+# versions VERSIONS (newest first, say) that downloads, with ./configure
+# CONFIGURE_ARG... (--prefix=PREFIX among them, CFLAGS=... too if wanted)
+# and make -jJOBS, and install it and the contrib modules CONTRIB into
+# PREFIX.  BUILD is its work directory, removed on success; the logs go
+# into the existing directory LOGS.  Prints the version built on stdout, progress through the
+# caller's log function; returns 0 when installed, 2 when no version's
+# source downloads, 1 on failure.  The caller holds its lock, checks the
+# installation and writes its marker last: until then PREFIX has none.
+#
+# Downloads are kept in the cache next to PREFIX (dl/postgresql-NN_VERSION,
+# about 25 MB; older versions of the major are removed), so the
+# non-assert and assert builds of a major fetch it once.  Upstream's tree:
+# Debian's patches are not applied (one makes `make install` write modules
+# into /usr/lib/postgresql/NN/lib, the Debian installation, whatever the
+# prefix).  `make install` goes to a staging directory, is checked to stay
+# inside PREFIX and then moved into place, so PREFIX is complete or absent.
+cx_pg_source_build() (
+    local major=$1 versions=$2 prefix=$3 build=$4 logs=$5 jobs=$6 contrib=$7
+    shift 7
+    local dl ver dir tmp got="" dsc stage stray m pkglibdir
+    dl=$(dirname "$prefix")/dl
+    rm -rf "$build"
+    mkdir -p "$build" "$dl" || exit 1
+    for ver in $versions; do
+        dir=$dl/postgresql-${major}_$ver
+        if ls "$dir"/*.dsc >/dev/null 2>&1; then
+            log "pg$major: source $ver already downloaded ($dir)"
+            got=$ver; break
+        fi
+        # into a directory of this run's, renamed into place: a concurrent
+        # build of the same major may be fetching it too
+        log "pg$major: apt-get source postgresql-$major=$ver"
+        tmp=$(mktemp -d "$dir.tmp.XXXXXX") && chmod 755 "$tmp" || exit 1
+        if (cd "$tmp" && apt-get source -q --download-only "postgresql-$major=$ver") >>"$logs/source.log" 2>&1; then
+            mv -T "$tmp" "$dir" 2>/dev/null || rm -rf "$tmp"
+            got=$ver; break
+        fi
+        # an index can name a source whose files are gone (trixie's 17)
+        rm -rf "$tmp"
+        log "pg$major: postgresql-$major=$ver: source not available from the mirror"
+    done
+    [ -n "$got" ] || { tail -n 3 "$logs/source.log" >&2; rm -rf "$build"; exit 2; }
+    find "$dl" -mindepth 1 -maxdepth 1 -name "postgresql-${major}_*" ! -name "*.tmp.*" \
+        ! -path "$dir" -exec rm -rf {} +
+    dsc=$(ls "$dir"/postgresql-"$major"_*.dsc)
+    log "pg$major: unpacking $(basename "$dsc") without Debian's patches"
+    # dpkg-source checks the files against the .dsc: a damaged download
+    # is removed, so that the next run fetches it again
+    dpkg-source -x --skip-patches "$dsc" "$build/src" >>"$logs/source.log" 2>&1 ||
+        { tail -n 20 "$logs/source.log" >&2; rm -rf "$dir"; log "pg$major: dpkg-source -x failed"; exit 1; }
+    cd "$build/src" || exit 1
+    log "pg$major: configure $* (log: $logs/configure.log)"
+    ./configure "$@" >"$logs/configure.log" 2>&1 ||
+        { tail -n 30 "$logs/configure.log" >&2; log "pg$major: configure failed"; exit 1; }
+    log "pg$major: make -j$jobs (log: $logs/make.log)"
+    make -j"$jobs" >"$logs/make.log" 2>&1 ||
+        { grep -E 'error|Error' "$logs/make.log" | tail -n 30 >&2; log "pg$major: make failed"; exit 1; }
+    stage=$build/stage
+    log "pg$major: make install into a staging directory (log: $logs/install.log)"
+    make install DESTDIR="$stage" >"$logs/install.log" 2>&1 ||
+        { tail -n 30 "$logs/install.log" >&2; log "pg$major: make install failed"; exit 1; }
+    for m in $contrib; do
+        make -C "contrib/$m" install DESTDIR="$stage" >>"$logs/install.log" 2>&1 ||
+            { tail -n 30 "$logs/install.log" >&2; log "pg$major: make install of contrib/$m failed"; exit 1; }
+    done
+    stray=$(cd "$stage" && find . -mindepth 1 \( -type f -o -type l \) ! -path ".$prefix/*" | head -n 5)
+    [ -z "$stray" ] || { log "pg$major: make install would write outside $prefix: $stray"; exit 1; }
+    log "pg$major: moving the installation to $prefix"
+    rm -rf "$prefix"
+    mkdir -p "$(dirname "$prefix")" && mv "$stage$prefix" "$prefix" || exit 1
+    pkglibdir=$("$prefix/bin/pg_config" --pkglibdir)
+    case "$pkglibdir" in
+        "$prefix"/*) ;;
+        *) log "pg$major: pg_config --pkglibdir is $pkglibdir, outside $prefix"; rm -rf "$prefix"; exit 1 ;;
+    esac
+    cd / && rm -rf "$build"
+    echo "$got"
+)
+
 # Install what building and testing need, if anything is missing.
 cx_install_deps() {
     local pkgs="postgresql-$PG_MAJOR postgresql-server-dev-$PG_MAJOR liblz4-dev libzstd-dev libipc-run-perl postgresql-doc-$PG_MAJOR make gcc"

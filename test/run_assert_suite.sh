@@ -1,23 +1,32 @@
 #!/usr/bin/env bash
 # Runs compressx's test suite (the pg_regress files, isolation specs and TAP
-# tests that test/run_tests.sh runs) against an assert-enabled PostgreSQL 15
-# build, and fails on any assertion failure ("TRAP:") or crashed server
-# process in the server logs.  test/assert_build.sh provides the build (from
+# tests that test/run_tests.sh runs) against an assert-enabled PostgreSQL
+# build of a major (15 unless given), and fails on any assertion failure
+# ("TRAP:") or crashed server process in the server logs.
+# test/assert_build.sh provides the build (from
 # its cache outside the clone, building it once if missing).  compressx is
 # built in a private copy of this tree, so the checkout's object files are
 # left alone, and installed into the assert-enabled installation only.
 # Ends with the line "N passed, N failed"; exits non-zero on failure.
 #
-#   CX_ASSERT_PREFIX     the installation (/opt/compressx-cache/pg15-assert)
-#   CX_ASSERT_TEST_PORT  port of its throwaway cluster (55433)
+#   test/run_assert_suite.sh [MAJOR]
+#
+#   CX_ASSERT_PREFIX     the installation (/opt/compressx-cache/pgNN-assert);
+#                        set it only for a run of one major
+#   CX_ASSERT_TEST_PORT  port of its throwaway cluster (15: 55433, others:
+#                        55436, so that two majors' suites can run at once)
 #   CX_KEEP_WORKDIR=1    keep logs and results after a passing run too
 set -u
 umask 022
 . "$(dirname "$0")/lib.sh"
 
-prefix=${CX_ASSERT_PREFIX:-/opt/compressx-cache/pg15-assert}
+major=${1:-15}
+prefix=${CX_ASSERT_PREFIX:-/opt/compressx-cache/pg$major-assert}
 export CX_ASSERT_PREFIX=$prefix
-port=${CX_ASSERT_TEST_PORT:-55433}
+case $major in
+    15) port=${CX_ASSERT_TEST_PORT:-55433} ;;
+    *) port=${CX_ASSERT_TEST_PORT:-55436} ;;
+esac
 passed=0
 failed=0
 failures=""
@@ -40,8 +49,8 @@ cx_log "assert suite: waiting for $lockfile"
 flock 9
 export CX_ASSERT_LOCK_HELD=1
 
-if ! bash "$cx_root/test/assert_build.sh" >/dev/null; then
-    echo "assert-enabled PostgreSQL build ... FAILED"
+if ! bash "$cx_root/test/assert_build.sh" "$major" >/dev/null; then
+    echo "assert-enabled PostgreSQL $major build ... FAILED"
     failed=1; summary_exit
 fi
 cx_use_pg "$prefix/bin"

@@ -13,6 +13,9 @@
 #                  compressx access method (test/core_regress.sh)   CX_SKIP_CORE
 # On PostgreSQL 18 (built once into the cache by test/compile_check.sh):
 #   suite-pg18     the suite (test/run_version_suite.sh 18)      CX_SKIP_PG18
+#   assert-suite-18  the suite on an assert-enabled 18 (test/run_assert_suite.sh
+#                  18, built by test/assert_build.sh 18)         CX_SKIP_ASSERT18
+#                  (CX_SKIP_ASSERT=1 skips both assert suites)
 #   core-regress-18  PostgreSQL 18's regression suite, heap against
 #                  compressx (test/core_regress.sh --major 18)   CX_SKIP_CORE
 #   upgrade-15-18  pg_upgrade 15 -> 18, --copy and --link
@@ -89,6 +92,8 @@ compile_versions=$(for v in $pgversions 17; do echo "$v"; done | sort -un | tr '
 CX_COMPILE_VERSIONS=${CX_COMPILE_VERSIONS:-$compile_versions} \
     run_unit compile-check CX_SKIP_COMPILE - "compile check against PostgreSQL $compile_versions" compile_check.sh
 run_unit suite-pg18 CX_SKIP_PG18 18 "the suite on PostgreSQL 18" run_version_suite.sh 18
+: "${CX_SKIP_ASSERT18:=${CX_SKIP_ASSERT:-}}"
+run_unit assert-suite-18 CX_SKIP_ASSERT18 18 "assert-enabled PostgreSQL 18" run_assert_suite.sh 18
 run_unit core-regress-18 CX_SKIP_CORE 18 "PostgreSQL 18's regression suite, heap against compressx" \
     core_regress.sh --major 18
 run_unit upgrade-15-18 CX_SKIP_UPGRADE "15 18" "pg_upgrade 15 -> 18, --copy and --link" upgrade_check.sh 18
