@@ -16,6 +16,7 @@ OBJS = \
 	src/sql/dict_train.o \
 	src/sql/frame.o \
 	src/sql/inspect.o \
+	src/sql/online.o \
 	src/sql/recompress.o \
 	src/sql/verify.o \
 	src/compressx.o
@@ -28,7 +29,7 @@ SHLIB_LINK = -llz4 -lzstd
 PG_CPPFLAGS = -I$(srcdir)/src
 
 # pg_regress files live in sql/ and expected/ (see test/run_tests.sh)
-REGRESS = codecs frame column_stats recompress am am_storage publication verify security advise dict update hostile limits sort_hash
+REGRESS = codecs frame column_stats recompress am am_storage publication verify security advise dict update hostile limits sort_hash recompress_online
 REGRESS_OPTS = --load-extension=compressx
 
 PG_CONFIG ?= pg_config

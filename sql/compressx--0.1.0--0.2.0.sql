@@ -326,3 +326,46 @@ CREATE EVENT TRIGGER compressx_publications ON ddl_command_end
     WHEN TAG IN ('CREATE PUBLICATION', 'ALTER PUBLICATION', 'CREATE TABLE',
                  'CREATE TABLE AS', 'SELECT INTO', 'ALTER TABLE', 'CREATE SCHEMA')
     EXECUTE FUNCTION compressx.check_publications();
+
+-- recompress_online (issue 12, first step): in place, in committed batches,
+-- while other sessions read and write.  A procedure in C: it commits, so it
+-- can have no SET clause, and it runs no SQL a planted object could catch.
+CREATE PROCEDURE compressx.recompress_online(
+    rel regclass, codec text DEFAULT NULL, level integer DEFAULT NULL,
+    columns name[] DEFAULT NULL, access_method name DEFAULT NULL,
+    batch_rows integer DEFAULT NULL,
+    max_lock_wait interval DEFAULT '1s')
+AS 'MODULE_PATHNAME', 'compressx_recompress_online'
+LANGUAGE C;
+
+COMMENT ON PROCEDURE compressx.recompress_online(regclass, text, integer, name[], name, integer, interval) IS
+'recompress a table in place, in committed batches, while other sessions read and write it';
+
+CREATE VIEW compressx.recompress_online_progress AS
+SELECT p.pid,
+       d.datname,
+       p.relid,
+       p.relid::pg_catalog.regclass AS relation,
+       CASE WHEN p.param2 OPERATOR(pg_catalog.=) 1::pg_catalog.int8 THEN 'setting target'
+            WHEN p.param2 OPERATOR(pg_catalog.=) 2::pg_catalog.int8 THEN 'rewriting'
+            WHEN p.param2 OPERATOR(pg_catalog.=) 3::pg_catalog.int8 THEN 'retrying held rows'
+            ELSE 'starting'
+       END AS phase,
+       p.param3 AS pass,
+       p.param4 AS heap_blks_total,
+       p.param5 AS heap_blks_scanned,
+       p.param6 AS rows_total_estimate,
+       p.param7 AS rows_checked,
+       p.param8 AS rows_rewritten,
+       p.param9 AS bytes_before,
+       p.param10 AS bytes_after,
+       p.param11 AS retries,
+       p.param12 AS batches
+FROM pg_catalog.pg_stat_get_progress_info('CLUSTER') p
+LEFT JOIN pg_catalog.pg_database d ON d.oid OPERATOR(pg_catalog.=) p.datid
+WHERE p.param20 OPERATOR(pg_catalog.=) 1129860942::pg_catalog.int8;
+
+GRANT SELECT ON compressx.recompress_online_progress TO PUBLIC;
+
+COMMENT ON VIEW compressx.recompress_online_progress IS
+'one row per running compressx.recompress_online call';

@@ -75,6 +75,22 @@ cx_heap_update(Relation rel, ItemPointer otid, HeapTuple newtup, CommandId cid,
 }
 #endif
 
+/*
+ * 16: ExecInsertIndexTuples() takes onlySummarizing, which heap_update()'s
+ * TU_UpdateIndexes answers (15: a bool, every index or none).
+ */
+#include "executor/executor.h"
+#if PG_VERSION_NUM >= 160000
+#define cx_update_needs_indexes(u) ((u) != TU_None)
+#define cx_insert_update_index_tuples(rri, slot, estate, u) \
+	ExecInsertIndexTuples((rri), (slot), (estate), true, false, NULL, NIL, \
+						  (u) == TU_Summarizing)
+#else
+#define cx_update_needs_indexes(u) (u)
+#define cx_insert_update_index_tuples(rri, slot, estate, u) \
+	ExecInsertIndexTuples((rri), (slot), (estate), true, false, NULL, NIL)
+#endif
+
 /* 16 added tuplesort_getdatum()'s copy argument (15 always copies). */
 #include "utils/tuplesort.h"
 #if PG_VERSION_NUM >= 160000

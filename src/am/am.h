@@ -56,6 +56,18 @@ extern TM_Result cx_tuple_update(Relation rel, ItemPointer otid,
 								 LockTupleMode *lockmode,
 								 CxUpdateIndexes *update_indexes);
 
+/*
+ * Online recompression: replace the locked row version oldtup by one whose
+ * columns with reencode[i] are encoded afresh with settings (the others
+ * keep their stored bytes); no trigger fires, the caller inserts index
+ * entries when *update_indexes says so.
+ */
+extern TM_Result cx_reencode_locked_row(Relation rel, HeapTuple oldtup,
+										const CxColumnSetting *settings,
+										const bool *reencode, CommandId cid,
+										ItemPointer newtid,
+										CxUpdateIndexes *update_indexes);
+
 /* am_index.c */
 extern double cx_index_build_range_scan(Relation tableRelation,
 										Relation indexRelation,

@@ -137,13 +137,16 @@ keep_core_external(struct varlena *v, const CxColumnSetting *s, char attstorage)
  * Encode a row per column settings, into plan.  With oldtup (UPDATE), values
  * equal to oldtup's keep their stored form.  With old_stored (a rewrite),
  * out-of-line values stay shared between the versions of a row (see
- * keep_core_external and form_planned_row).  Nothing is written: the
+ * keep_core_external and form_planned_row).  Columns with reencode[i]
+ * (reencode may be NULL) are encoded afresh even when equal to oldtup's.
+ * Nothing is written: the
  * values that go out of line are only planned (see form_planned_row).
  */
 static void
 plan_row(Relation rel, const CxColumnSetting *settings,
 		 Datum *values, bool *isnull, HeapTuple oldtup,
-		 const Datum *old_stored, const bool *old_nulls, CxRowPlan *plan)
+		 const Datum *old_stored, const bool *old_nulls, const bool *reencode,
+		 CxRowPlan *plan)
 {
 	TupleDesc	desc = RelationGetDescr(rel);
 	int			natts = desc->natts;
@@ -195,7 +198,7 @@ plan_row(Relation rel, const CxColumnSetting *settings,
 		 * carries the old row's placeholders (and core-compressed values) as
 		 * they were read, so comparing stored bytes finds them undecoded.
 		 */
-		if (oldtup && !oldnulls[i])
+		if (oldtup && !oldnulls[i] && !(reencode && reencode[i]))
 		{
 			struct varlena *old = (struct varlena *) DatumGetPointer(oldvals[i]);
 			const struct varlena *cmp = cx_placeholder_stored(vals[i]);
@@ -227,7 +230,7 @@ plan_row(Relation rel, const CxColumnSetting *settings,
 			continue;
 		}
 
-		if (oldtup && !oldnulls[i])
+		if (oldtup && !oldnulls[i] && !(reencode && reencode[i]))
 		{
 			struct varlena *old = (struct varlena *) DatumGetPointer(oldvals[i]);
 
@@ -350,7 +353,8 @@ cx_encode_row(Relation rel, const CxColumnSetting *settings,
 {
 	CxRowPlan	plan;
 
-	plan_row(rel, settings, values, isnull, oldtup, old_stored, old_nulls, &plan);
+	plan_row(rel, settings, values, isnull, oldtup, old_stored, old_nulls, NULL,
+			 &plan);
 	return form_planned_row(rel, &plan, options);
 }
 
@@ -440,7 +444,7 @@ plan_slot(Relation rel, TupleTableSlot *slot, HeapTuple oldtup, CxRowPlan *plan)
 	cx_resolve_settings(rel, settings);
 	slot_getallattrs(slot);
 	plan_row(rel, settings, slot->tts_values, slot->tts_isnull, oldtup, NULL, NULL,
-			 plan);
+			 NULL, plan);
 }
 
 /* Encode the slot's row for rel, in the current memory context. */
@@ -692,6 +696,50 @@ cx_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 		 * inserted by this very command, so heap_delete() would refuse them.
 		 */
 		Assert(!saves || (crosscheck != InvalidSnapshot && result == TM_Updated));
+	}
+	MemoryContextSwitchTo(oldcxt);
+	MemoryContextReset(cxt);
+	return result;
+}
+
+/*
+ * Online recompression (sql/online.c): replace the stored row version
+ * oldtup, which the caller has locked with LockTupleExclusive, by a version
+ * whose columns with reencode[i] are decoded and encoded afresh with
+ * settings; every other column keeps its stored bytes.  This is an UPDATE
+ * without the executor (no trigger fires) and without the reuse of equal
+ * values that cx_tuple_update() does, which would keep the old encoding.
+ * The tuple lock held means heap_update() neither waits nor fails, so the
+ * new out-of-line values saved before it are always referenced.  Sets
+ * *newtid and *update_indexes (the caller inserts the index entries).
+ */
+TM_Result
+cx_reencode_locked_row(Relation rel, HeapTuple oldtup,
+					   const CxColumnSetting *settings, const bool *reencode,
+					   CommandId cid, ItemPointer newtid,
+					   CxUpdateIndexes *update_indexes)
+{
+	MemoryContext cxt;
+	MemoryContext oldcxt = begin_encode(&cxt);
+	TupleDesc	desc = RelationGetDescr(rel);
+	Datum	   *values = palloc(sizeof(Datum) * Max(desc->natts, 1));
+	bool	   *isnull = palloc(sizeof(bool) * Max(desc->natts, 1));
+	CxRowPlan	plan;
+	HeapTuple	newtup;
+	TM_FailureData tmfd;
+	LockTupleMode lockmode;
+	TM_Result	result;
+
+	heap_deform_tuple(oldtup, desc, values, isnull);
+	plan_row(rel, settings, values, isnull, oldtup, NULL, NULL, reencode, &plan);
+	newtup = form_planned_row(rel, &plan, 0);
+	newtup->t_tableOid = RelationGetRelid(rel);
+	result = cx_heap_update(rel, &oldtup->t_self, newtup, cid, InvalidSnapshot,
+							true, &tmfd, &lockmode, update_indexes);
+	if (result == TM_Ok)
+	{
+		cx_delete_refs(rel, oldtup, newtup, false);
+		*newtid = newtup->t_self;
 	}
 	MemoryContextSwitchTo(oldcxt);
 	MemoryContextReset(cxt);

@@ -38,7 +38,7 @@
 #include "am/slot.h"
 
 /* GUC compressx.debug_rewrite_delay: test aid, sleep per 64 tuples copied */
-static int	cx_debug_rewrite_delay_ms = 0;
+int			cx_debug_rewrite_delay_ms = 0;
 
 void
 cx_rewrite_init(void)

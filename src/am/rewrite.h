@@ -43,6 +43,12 @@ extern void cx_rewrite_copy(Relation OldHeap, Relation NewHeap,
 							double *num_tuples, double *tups_vacuumed,
 							double *tups_recently_dead);
 
+/*
+ * GUC compressx.debug_rewrite_delay (ms, superuser-only test aid): rewrites
+ * sleep this long per 64 tuples copied, online recompression once per batch.
+ */
+extern int	cx_debug_rewrite_delay_ms;
+
 /* Register the GUC compressx.debug_rewrite_delay. */
 extern void cx_rewrite_init(void);
 

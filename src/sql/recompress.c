@@ -73,6 +73,7 @@
 #include "am/am.h"
 #include "sql/inspect.h"
 #include "am/rewrite.h"
+#include "sql/recompress.h"
 
 PG_FUNCTION_INFO_V1(compressx_recompress_table);
 
@@ -81,17 +82,6 @@ PG_FUNCTION_INFO_V1(compressx_recompress_table);
 #define CX_PROGRESS_LEAF_NUMBER			18
 #define CX_PROGRESS_MARKER				19
 #define CX_PROGRESS_MARKER_VALUE		0x43585243	/* "CXRC" */
-
-/* One target column, by name (attnums differ between partitions). */
-typedef struct TargetColumn
-{
-	char		name[NAMEDATALEN];
-	char		method;			/* heap: core compression method char */
-	CxStoredMethod target;		/* stored method wanted in the current leaf */
-	int64		rewritten;
-	int64		bytes_before;
-	int64		bytes_after;
-} TargetColumn;
 
 /* Per-leaf state. */
 typedef struct LeafState
@@ -107,22 +97,14 @@ typedef struct LeafState
 	CxColumnSetting *settings;	/* compressx leaves: settings after the change */
 } LeafState;
 
-/* What the caller asked for. */
-typedef struct Request
-{
-	const CxCodec *codec;		/* NULL: each column's own setting */
-	bool		level_isnull;
-	int			level;
-} Request;
-
-static CxStoredMethod
-stored_method_for(char cmethod)
+CxStoredMethod
+cx_stored_method_of_char(char cmethod)
 {
 	return cmethod == TOAST_LZ4_COMPRESSION ? CX_STORED_LZ4 : CX_STORED_PGLZ;
 }
 
-static CxStoredMethod
-stored_method_of_codec(const CxCodec *codec)
+CxStoredMethod
+cx_stored_method_of_codec(const CxCodec *codec)
 {
 	switch (codec->id)
 	{
@@ -142,8 +124,8 @@ stored_method_of_codec(const CxCodec *codec)
  * Uncompressed values stay as they are unless the target is "none" (they
  * were too small, or did not shrink).
  */
-static bool
-value_needs_rewrite(const CxStoredValue *sv, CxStoredMethod target)
+bool
+cx_value_needs_rewrite(const CxStoredValue *sv, CxStoredMethod target)
 {
 	return sv->method != CX_STORED_NONE && sv->method != target;
 }
@@ -174,7 +156,7 @@ size_visitor(HeapTuple tuple, void *arg)
 			tc->bytes_after += sv.stored_bytes;
 			continue;
 		}
-		if (st->force || value_needs_rewrite(&sv, tc->target))
+		if (st->force || cx_value_needs_rewrite(&sv, tc->target))
 			st->needs_rewrite++;
 		tc->bytes_before += sv.stored_bytes;
 	}
@@ -194,8 +176,8 @@ visit_as_of_now(Relation rel, LeafState *st)
  * Set attcompression of the named columns of relid to method.  Caller holds
  * AccessExclusiveLock on the relation.
  */
-static void
-set_column_compression(Oid relid, TargetColumn *targets, int ntargets)
+void
+cx_set_column_compression(Oid relid, TargetColumn *targets, int ntargets)
 {
 	Relation	attrel = table_open(AttributeRelationId, RowExclusiveLock);
 
@@ -242,7 +224,7 @@ recompress_reform(Relation NewHeap, Datum *values, bool *isnull,
 			continue;
 
 		cx_inspect_datum(values[i], &sv);
-		if (value_needs_rewrite(&sv, tc->target))
+		if (cx_value_needs_rewrite(&sv, tc->target))
 		{
 			struct varlena *raw = detoast_attr((struct varlena *) DatumGetPointer(values[i]));
 			Datum		packed = toast_compress_datum(PointerGetDatum(raw), tc->method);
@@ -318,7 +300,7 @@ recompress_reform_cx(Relation NewHeap, Datum *values, bool *isnull,
  */
 static void
 recompress_leaf(Oid relid, TargetColumn *targets, int ntargets, int leafno,
-				const Request *req)
+				const CxRecompressRequest *req)
 {
 	Relation	rel = table_open(relid, NoLock);
 	bool		is_cx = cx_is_compressx_relation(rel);
@@ -373,9 +355,9 @@ recompress_leaf(Oid relid, TargetColumn *targets, int ntargets, int leafno,
 	 */
 	if (!is_cx)
 	{
-		set_column_compression(relid, targets, ntargets);
+		cx_set_column_compression(relid, targets, ntargets);
 		for (int t = 0; t < ntargets; t++)
-			targets[t].target = stored_method_for(targets[t].method);
+			targets[t].target = cx_stored_method_of_char(targets[t].method);
 	}
 	else
 	{
@@ -393,7 +375,7 @@ recompress_leaf(Oid relid, TargetColumn *targets, int ntargets, int leafno,
 		cx_resolve_settings(rel, st.settings);
 		for (int i = 0; i < tupdesc->natts; i++)
 			if (st.byattno[i])
-				st.byattno[i]->target = stored_method_of_codec(st.settings[i].codec);
+				st.byattno[i]->target = cx_stored_method_of_codec(st.settings[i].codec);
 		st.force = req->codec != NULL && !req->level_isnull;
 		/* stored forms do not tell which dictionary a value has: rewrite */
 		for (int i = 0; i < tupdesc->natts; i++)
@@ -497,8 +479,9 @@ recompress_leaf(Oid relid, TargetColumn *targets, int ntargets, int leafno,
  * Resolve the columns argument against the parent relation into targets.
  * columns NULL: every column whose type supports compression.
  */
-static TargetColumn *
-resolve_targets(Relation rel, ArrayType *columns, char method, int *ntargets)
+TargetColumn *
+cx_recompress_resolve_targets(Relation rel, ArrayType *columns, char method,
+							  int *ntargets)
 {
 	TupleDesc	tupdesc = RelationGetDescr(rel);
 	TargetColumn *targets = palloc0(sizeof(TargetColumn) * Max(tupdesc->natts, 1));
@@ -576,8 +559,8 @@ resolve_targets(Relation rel, ArrayType *columns, char method, int *ntargets)
 	return targets;
 }
 
-static void
-check_owner(Oid relid)
+void
+cx_recompress_check_owner(Oid relid)
 {
 	char	   *name = get_rel_name(relid);
 
@@ -593,9 +576,10 @@ check_owner(Oid relid)
 /*
  * Parse the codec and level arguments (valid for some access method).
  */
-static void
-parse_request(bool codec_isnull, text *codec_text, bool level_isnull, int level,
-			  Request *req)
+void
+cx_recompress_parse_request(bool codec_isnull, text *codec_text,
+							bool level_isnull, int level,
+							CxRecompressRequest *req)
 {
 	req->codec = NULL;
 	req->level_isnull = level_isnull;
@@ -617,8 +601,8 @@ parse_request(bool codec_isnull, text *codec_text, bool level_isnull, int level,
  * Check the request suits a leaf's access method.  Heap tables store only
  * pglz and lz4, at core's fixed settings.
  */
-static void
-check_request_for(Relation rel, const Request *req)
+void
+cx_recompress_check_request(Relation rel, const CxRecompressRequest *req)
 {
 	if (!RELKIND_HAS_STORAGE(rel->rd_rel->relkind) || cx_is_compressx_relation(rel) ||
 		req->codec == NULL)
@@ -648,8 +632,8 @@ check_request_for(Relation rel, const Request *req)
 }
 
 /* Core method char for heap columns: pglz/lz4 or invalid (column's own). */
-static char
-heap_method_of(const Request *req)
+char
+cx_recompress_heap_method(const CxRecompressRequest *req)
 {
 	if (req->codec && req->codec->id == CX_CODEC_LZ4)
 		return TOAST_LZ4_COMPRESSION;
@@ -668,7 +652,7 @@ compressx_recompress_table(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	Oid			relid;
-	Request		req;
+	CxRecompressRequest req;
 	ArrayType  *columns;
 	Relation	rel;
 	TargetColumn *targets;
@@ -682,14 +666,14 @@ compressx_recompress_table(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("relation must not be null")));
 	relid = PG_GETARG_OID(0);
-	parse_request(PG_ARGISNULL(1), PG_ARGISNULL(1) ? NULL : PG_GETARG_TEXT_PP(1),
+	cx_recompress_parse_request(PG_ARGISNULL(1), PG_ARGISNULL(1) ? NULL : PG_GETARG_TEXT_PP(1),
 				  PG_ARGISNULL(2), PG_ARGISNULL(2) ? 0 : PG_GETARG_INT32(2), &req);
 	columns = PG_ARGISNULL(3) ? NULL : PG_GETARG_ARRAYTYPE_P(3);
 
 	InitMaterializedSRF(fcinfo, 0);
 
 	/* Step 1: ownership before locking, then lock and look again. */
-	check_owner(relid);
+	cx_recompress_check_owner(relid);
 	cx_check_not_own_table(relid);
 	rel = try_relation_open(relid, AccessExclusiveLock);
 	if (rel == NULL)
@@ -707,8 +691,8 @@ compressx_recompress_table(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("cannot recompress temporary tables of other sessions")));
 
-	check_request_for(rel, &req);
-	targets = resolve_targets(rel, columns, heap_method_of(&req), &ntargets);
+	cx_recompress_check_request(rel, &req);
+	targets = cx_recompress_resolve_targets(rel, columns, cx_recompress_heap_method(&req), &ntargets);
 
 	if (rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE)
 		rels = find_all_inheritors(relid, AccessExclusiveLock, NULL);
@@ -723,10 +707,10 @@ compressx_recompress_table(PG_FUNCTION_ARGS)
 
 		if (childid == relid)
 			continue;
-		check_owner(childid);
+		cx_recompress_check_owner(childid);
 		child = table_open(childid, NoLock);
 		cx_check_table_relkind(child);
-		check_request_for(child, &req);
+		cx_recompress_check_request(child, &req);
 		table_close(child, NoLock);
 	}
 
@@ -740,7 +724,7 @@ compressx_recompress_table(PG_FUNCTION_ARGS)
 		if (RELKIND_HAS_STORAGE(get_rel_relkind(childid)))
 			recompress_leaf(childid, targets, ntargets, ++leafno, &req);
 		else
-			set_column_compression(childid, targets, ntargets);
+			cx_set_column_compression(childid, targets, ntargets);
 	}
 
 	for (int t = 0; t < ntargets; t++)

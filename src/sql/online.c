@@ -1,0 +1,1053 @@
+/*-------------------------------------------------------------------------
+ *
+ * online.c
+ *	  recompress_online(): bring the stored values of a table to a codec
+ *	  while other sessions keep reading and writing it.
+ *
+ * In place, in batches (design: doc/online.md).  A compressx table's pages
+ * are heap pages, so a row is recompressed by replacing its version with
+ * one whose target values are encoded afresh, as an UPDATE would, but
+ * without the executor (so no user trigger fires) and without compressx's
+ * reuse of unchanged values.  Every batch is a transaction of its own:
+ *
+ *	  1. (once) Set the target as the columns' setting, so new rows follow:
+ *		 compressx's settings under SHARE UPDATE EXCLUSIVE (as
+ *		 set_column_codec), heap's attcompression under ACCESS EXCLUSIVE (as
+ *		 ALTER COLUMN .. SET COMPRESSION), each taken without queueing
+ *		 (conditionally, retried) and held only for the catalog change.
+ *	  2. Passes over the table by block.  A batch takes ROW EXCLUSIVE on the
+ *		 table (conditionally, retried), reads rows with a fresh snapshot,
+ *		 and for each visible row holding a target value in another method
+ *		 takes the row lock without waiting (a row a client holds is
+ *		 remembered and retried), writes the new version and its index
+ *		 entries.  A batch ends after batch_rows rows or half of
+ *		 max_lock_wait, whichever comes first, and commits: no client waits
+ *		 longer than that for a row this holds.
+ *	  3. After a pass, the rows clients held are retried one transaction
+ *		 each, waiting for the row at most max_lock_wait (lock_timeout).
+ *	  4. Passes repeat until one finds nothing to rewrite and nothing held:
+ *		 rows that clients wrote meanwhile with an old encoding (an UPDATE
+ *		 keeps unchanged stored values) are caught by the next pass.
+ *
+ * Values already in the target method are skipped, so a second CALL after a
+ * cancel, an error or a crash resumes where the first stopped; every
+ * committed batch left whole rows, each in its old or new form.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/detoast.h"
+#include "access/heapam.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "access/toast_compression.h"
+#include "access/toast_internals.h"
+#include "access/xact.h"
+#include "catalog/catalog.h"
+#include "catalog/indexing.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_am_d.h"
+#include "catalog/pg_attribute.h"
+#include "catalog/pg_class.h"
+#include "commands/progress.h"
+#include "executor/executor.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "nodes/parsenodes.h"
+#include "pgstat.h"
+#include "storage/bufmgr.h"
+#include "storage/latch.h"
+#include "storage/lmgr.h"
+#include "storage/lock.h"
+#include "utils/builtins.h"
+#include "utils/datetime.h"
+#include "utils/guc.h"
+#include "utils/inval.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+#include "utils/syscache.h"
+#include "utils/timestamp.h"
+
+#include "compat.h"
+#include "am/am.h"
+#include "am/rewrite.h"
+#include "catalog/settings.h"
+#include "sql/inspect.h"
+#include "sql/recompress.h"
+
+PG_FUNCTION_INFO_V1(compressx_recompress_online);
+
+/*
+ * Progress, in the CLUSTER slot (it survives the procedure's commits and is
+ * cleared by an abort); compressx.recompress_online_progress reads it.
+ */
+#define CX_ONLINE_PHASE			1
+#define CX_ONLINE_PASS			2
+#define CX_ONLINE_BLKS_TOTAL	3
+#define CX_ONLINE_BLKS_DONE		4
+#define CX_ONLINE_ROWS_TOTAL	5
+#define CX_ONLINE_ROWS_CHECKED	6
+#define CX_ONLINE_ROWS_DONE		7
+#define CX_ONLINE_BYTES_BEFORE	8
+#define CX_ONLINE_BYTES_AFTER	9
+#define CX_ONLINE_RETRIES		10
+#define CX_ONLINE_BATCHES		11
+#define CX_ONLINE_MARKER		19
+#define CX_ONLINE_MARKER_VALUE	0x43584F4E	/* "CXON" */
+
+#define CX_ONLINE_PHASE_TARGET	1	/* setting the columns' target */
+#define CX_ONLINE_PHASE_REWRITE 2	/* a pass over the table */
+#define CX_ONLINE_PHASE_RETRY	3	/* retrying rows clients held */
+
+/* advisory lock (field4) marking a run on a table, held for the session */
+#define CX_ONLINE_LOCK_FIELD4	0x4358
+
+#define CX_ONLINE_DEFAULT_BATCH 1000
+
+typedef struct OnlineRun
+{
+	Oid			relid;
+	bool		is_cx;
+	CxRecompressRequest req;
+	ArrayType  *columns;		/* NULL: every compressible column */
+	int			batch_rows;
+	int64		max_wait_ms;
+	/* totals, reported as progress */
+	int64		pass;
+	int64		rows_checked;
+	int64		rows_rewritten;
+	int64		bytes_before;
+	int64		bytes_after;
+	int64		retries;
+	int64		batches;
+	/* the current pass: rows clients held, and whether anything moved */
+	ItemPointerData *held;
+	int			nheld;
+	int			maxheld;
+	bool		pass_changed;
+	OffsetNumber next_off;		/* a full batch stopped in a block: from here */
+	MemoryContext cxt;			/* lives as long as the call */
+} OnlineRun;
+
+/* What one batch (transaction) needs. */
+typedef struct Batch
+{
+	Relation	rel;
+	TupleDesc	desc;
+	bool	   *target;			/* attno-1: a target column */
+	CxStoredMethod *method;		/* attno-1: its stored target method */
+	char	   *cmethod;		/* heap: attno-1: core method char */
+	CxColumnSetting *settings;	/* compressx: the columns' settings */
+	Snapshot	snapshot;
+	EState	   *estate;
+	ResultRelInfo *rri;
+	TupleTableSlot *slot;
+	MemoryContext batchcxt;		/* freed with the batch */
+	MemoryContext rowcxt;		/* reset per row */
+	MemoryContext oldcxt;
+} Batch;
+
+static void
+report(OnlineRun *run, int phase)
+{
+	const int	idx[] = {CX_ONLINE_PHASE, CX_ONLINE_PASS, CX_ONLINE_ROWS_CHECKED,
+		CX_ONLINE_ROWS_DONE, CX_ONLINE_BYTES_BEFORE, CX_ONLINE_BYTES_AFTER,
+	CX_ONLINE_RETRIES, CX_ONLINE_BATCHES};
+	const int64 val[] = {phase, run->pass, run->rows_checked, run->rows_rewritten,
+		run->bytes_before, run->bytes_after, run->retries,
+	run->batches};
+
+	pgstat_progress_update_multi_param(lengthof(idx), idx, val);
+}
+
+/* Sleep ms, waking for interrupts. */
+static void
+nap(int64 ms)
+{
+	(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+					 (long) ms, PG_WAIT_EXTENSION);
+	ResetLatch(MyLatch);
+	CHECK_FOR_INTERRUPTS();
+}
+
+/*
+ * Lock the table in mode without ever queueing: a conditional attempt,
+ * retried with a growing nap (10 ms to 200 ms), each failure counted.  A
+ * queued request would make every later conflicting request of a client
+ * wait behind it; a conditional one makes nobody wait.
+ */
+static void
+lock_table(OnlineRun *run, LOCKMODE mode)
+{
+	int64		wait = 10;
+
+	while (!ConditionalLockRelationOid(run->relid, mode))
+	{
+		run->retries++;
+		report(run, CX_ONLINE_PHASE_REWRITE);
+		nap(wait);
+		wait = Min(wait * 2, 200);
+	}
+}
+
+/*
+ * Open the locked table and check it is still what the run started on: it
+ * exists, the user owns it, and its access method has not changed.
+ */
+static Relation
+open_checked(OnlineRun *run)
+{
+	Relation	rel = try_relation_open(run->relid, NoLock);
+
+	if (rel == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u was dropped during recompress_online",
+						run->relid)));
+	if (!cx_relation_ownercheck(run->relid, GetUserId()))
+		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE, RelationGetRelationName(rel));
+	if (cx_is_compressx_relation(rel) != run->is_cx)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("table \"%s\" changed its access method during recompress_online",
+						RelationGetRelationName(rel)),
+				 errhint("CALL compressx.recompress_online again.")));
+	return rel;
+}
+
+/*
+ * Run fn(arg) in a subtransaction with lock_timeout = max_lock_wait, so a
+ * lock it waits for makes clients queue behind this for at most that long.
+ * Returns false, the subtransaction rolled back, when the wait timed out;
+ * other errors propagate.
+ */
+static bool
+with_lock_timeout(OnlineRun *run, void (*fn) (void *), void *arg)
+{
+	MemoryContext oldcxt = CurrentMemoryContext;
+	ResourceOwner oldowner = CurrentResourceOwner;
+	char		timeout[32];
+	bool		ok = true;
+
+	snprintf(timeout, sizeof(timeout), INT64_FORMAT, Max(run->max_wait_ms, 1));
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(oldcxt);
+	PG_TRY();
+	{
+		(void) set_config_option("lock_timeout", timeout, PGC_USERSET,
+								 PGC_S_SESSION, GUC_ACTION_LOCAL, true, 0, false);
+		fn(arg);
+		ReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(oldcxt);
+		CurrentResourceOwner = oldowner;
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(oldcxt);
+		edata = CopyErrorData();
+		if (edata->sqlerrcode != ERRCODE_LOCK_NOT_AVAILABLE)
+			PG_RE_THROW();
+		FlushErrorState();
+		FreeErrorData(edata);
+		RollbackAndReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(oldcxt);
+		CurrentResourceOwner = oldowner;
+		ok = false;
+	}
+	PG_END_TRY();
+	return ok;
+}
+
+typedef struct LockArg
+{
+	Oid			relid;
+	LOCKMODE	mode;
+} LockArg;
+
+static void
+lock_table_fn(void *arg)
+{
+	LockArg    *la = (LockArg *) arg;
+
+	LockRelationOid(la->relid, la->mode);
+}
+
+/*
+ * Lock the table for a short exclusive step: queue for the lock at most
+ * max_lock_wait (clients that come later queue behind it no longer), and
+ * on a timeout count a retry, nap and queue again.
+ */
+static void
+lock_table_exclusive(OnlineRun *run, LOCKMODE mode)
+{
+	LockArg		la = {run->relid, mode};
+
+	while (!with_lock_timeout(run, lock_table_fn, &la))
+	{
+		run->retries++;
+		report(run, CX_ONLINE_PHASE_TARGET);
+		nap(Min(Max(run->max_wait_ms, 10), 1000));
+	}
+}
+
+/*
+ * Step 1: make the target the columns' setting, so rows written from now
+ * on follow it.  Nothing to do when no codec is named (each column keeps
+ * its own) or when the setting is already the target.
+ */
+static void
+set_target(OnlineRun *run)
+{
+	Relation	rel;
+	TargetColumn *targets;
+	int			ntargets;
+	bool		change = false;
+
+	if (run->req.codec == NULL)
+		return;
+
+	pgstat_progress_update_param(CX_ONLINE_PHASE, CX_ONLINE_PHASE_TARGET);
+	if (run->is_cx)
+	{
+		/* as set_column_codec: self-exclusive, does not block DML */
+		lock_table_exclusive(run, ShareUpdateExclusiveLock);
+		rel = open_checked(run);
+		targets = cx_recompress_resolve_targets(rel, run->columns,
+												InvalidCompressionMethod,
+												&ntargets);
+		for (int t = 0; t < ntargets; t++)
+		{
+			AttrNumber	attnum = get_attnum(run->relid, targets[t].name);
+
+			cx_store_column_setting(run->relid, targets[t].name, attnum,
+									run->req.codec, run->req.level_isnull,
+									run->req.level, true, 0, true);
+		}
+		table_close(rel, NoLock);
+		return;
+	}
+
+	/* heap: only when some attcompression differs (ACCESS EXCLUSIVE) */
+	rel = try_relation_open(run->relid, AccessShareLock);
+	if (rel == NULL)
+		return;					/* open_checked() reports it later */
+	targets = cx_recompress_resolve_targets(rel, run->columns,
+											cx_recompress_heap_method(&run->req),
+											&ntargets);
+	for (int t = 0; t < ntargets; t++)
+	{
+		AttrNumber	attnum = get_attnum(run->relid, targets[t].name);
+
+		if (TupleDescAttr(RelationGetDescr(rel), attnum - 1)->attcompression !=
+			targets[t].method)
+			change = true;
+	}
+	relation_close(rel, AccessShareLock);
+	if (!change)
+		return;
+
+	lock_table_exclusive(run, AccessExclusiveLock);
+	rel = open_checked(run);
+	cx_set_column_compression(run->relid, targets, ntargets);
+	table_close(rel, NoLock);
+}
+
+/* Open a batch: ROW EXCLUSIVE on the table, a fresh snapshot, indexes. */
+static void
+begin_batch(OnlineRun *run, Batch *b)
+{
+	TargetColumn *targets;
+	int			ntargets;
+	int			natts;
+
+	b->batchcxt = AllocSetContextCreate(run->cxt, "recompress_online batch",
+										ALLOCSET_DEFAULT_SIZES);
+	b->oldcxt = MemoryContextSwitchTo(b->batchcxt);
+	lock_table(run, RowExclusiveLock);
+	b->rel = open_checked(run);
+	b->desc = RelationGetDescr(b->rel);
+	natts = b->desc->natts;
+
+	targets = cx_recompress_resolve_targets(b->rel, run->columns,
+											cx_recompress_heap_method(&run->req),
+											&ntargets);
+	b->target = palloc0(sizeof(bool) * Max(natts, 1));
+	b->method = palloc0(sizeof(CxStoredMethod) * Max(natts, 1));
+	b->cmethod = palloc0(sizeof(char) * Max(natts, 1));
+	b->settings = NULL;
+	if (run->is_cx)
+	{
+		b->settings = palloc(sizeof(CxColumnSetting) * Max(natts, 1));
+		cx_resolve_settings(b->rel, b->settings);
+	}
+	for (int t = 0; t < ntargets; t++)
+	{
+		AttrNumber	attnum = get_attnum(run->relid, targets[t].name);
+
+		b->target[attnum - 1] = true;
+		if (run->is_cx)
+			b->method[attnum - 1] = cx_stored_method_of_codec(b->settings[attnum - 1].codec);
+		else
+		{
+			b->cmethod[attnum - 1] = targets[t].method;
+			b->method[attnum - 1] = cx_stored_method_of_char(targets[t].method);
+		}
+	}
+
+	b->snapshot = RegisterSnapshot(GetTransactionSnapshot());
+	PushActiveSnapshot(b->snapshot);
+
+	b->estate = CreateExecutorState();
+	b->estate->es_snapshot = b->snapshot;
+	b->estate->es_output_cid = GetCurrentCommandId(true);
+	b->rri = makeNode(ResultRelInfo);
+	/* range table index 0: no permission info, no updated-columns list */
+	InitResultRelInfo(b->rri, b->rel, 0, NULL, 0);
+	ExecOpenIndices(b->rri, false);
+	b->slot = table_slot_create(b->rel, NULL);
+	b->rowcxt = AllocSetContextCreate(b->batchcxt, "recompress_online row",
+									  ALLOCSET_DEFAULT_SIZES);
+	run->batches++;
+}
+
+/* Close a batch (the caller commits). */
+static void
+end_batch(Batch *b)
+{
+	ExecDropSingleTupleTableSlot(b->slot);
+	ExecCloseIndices(b->rri);
+	FreeExecutorState(b->estate);
+	PopActiveSnapshot();
+	UnregisterSnapshot(b->snapshot);
+	/* ROW EXCLUSIVE stays until the commit */
+	table_close(b->rel, NoLock);
+	MemoryContextSwitchTo(b->oldcxt);
+	MemoryContextDelete(b->batchcxt);
+}
+
+/*
+ * Look at the target values of a stored row: returns whether one is in
+ * another method than the target; with reencode, marks those columns;
+ * with bytes, adds their stored sizes (of every target value).
+ */
+static bool
+scan_targets(Batch *b, HeapTuple tuple, bool *reencode, int64 *bytes)
+{
+	bool		needs = false;
+
+	for (int i = 0; i < b->desc->natts; i++)
+	{
+		bool		isnull;
+		Datum		d;
+		CxStoredValue sv;
+
+		if (!b->target[i])
+			continue;
+		d = heap_getattr(tuple, i + 1, b->desc, &isnull);
+		if (isnull)
+			continue;
+		cx_inspect_datum(d, &sv);
+		if (bytes)
+			*bytes += sv.stored_bytes;
+		if (cx_value_needs_rewrite(&sv, b->method[i]))
+		{
+			needs = true;
+			if (reencode)
+				reencode[i] = true;
+			else if (!bytes)
+				break;
+		}
+	}
+	return needs;
+}
+
+/*
+ * Heap: the new version of oldtup, target values in another method
+ * decompressed and compressed with the target (as recompress_table does),
+ * written by heap_update(), whose toaster moves and deletes out-of-line
+ * values as for any UPDATE.
+ */
+static TM_Result
+reencode_heap_row(Batch *b, HeapTuple oldtup, CommandId cid, ItemPointer newtid,
+				  CxUpdateIndexes *update_indexes)
+{
+	int			natts = b->desc->natts;
+	Datum	   *values = palloc(sizeof(Datum) * Max(natts, 1));
+	bool	   *isnull = palloc(sizeof(bool) * Max(natts, 1));
+	HeapTuple	newtup;
+	TM_FailureData tmfd;
+	LockTupleMode lockmode;
+	TM_Result	result;
+
+	heap_deform_tuple(oldtup, b->desc, values, isnull);
+	for (int i = 0; i < natts; i++)
+	{
+		CxStoredValue sv;
+
+		if (!b->target[i] || isnull[i])
+			continue;
+		cx_inspect_datum(values[i], &sv);
+		if (cx_value_needs_rewrite(&sv, b->method[i]))
+		{
+			struct varlena *raw = detoast_attr((struct varlena *) DatumGetPointer(values[i]));
+			Datum		packed = toast_compress_datum(PointerGetDatum(raw), b->cmethod[i]);
+
+			values[i] = DatumGetPointer(packed) != NULL ? packed : PointerGetDatum(raw);
+		}
+	}
+	newtup = heap_form_tuple(b->desc, values, isnull);
+	newtup->t_tableOid = RelationGetRelid(b->rel);
+	result = cx_heap_update(b->rel, &oldtup->t_self, newtup, cid, InvalidSnapshot,
+							true, &tmfd, &lockmode, update_indexes);
+	if (result == TM_Ok)
+		*newtid = newtup->t_self;
+	return result;
+}
+
+/*
+ * Rewrite the row version at tid if it still needs it.  The row lock is
+ * taken with wait_policy (LockWaitSkip in passes: a row a client holds is
+ * left for the retry).  Returns heap_lock_tuple's answer; *rewritten says
+ * whether a new version was written.  Runs in the batch's row context.
+ */
+static TM_Result
+rewrite_row(OnlineRun *run, Batch *b, ItemPointer tid, LockWaitPolicy wait_policy,
+			bool *rewritten)
+{
+	HeapTupleData locked;
+	HeapTuple	oldtup;
+	HeapTuple	stored;
+	Buffer		buf;
+	Buffer		pin;
+	Page		page;
+	OffsetNumber off = ItemPointerGetOffsetNumber(tid);
+	bool		present;
+	TM_FailureData tmfd;
+	TM_Result	result;
+	CommandId	cid = GetCurrentCommandId(true);
+	ItemPointerData newtid;
+	CxUpdateIndexes update_indexes;
+
+	*rewritten = false;
+	locked.t_self = *tid;
+
+	/*
+	 * A retried tid comes from an earlier transaction: its row may have been
+	 * deleted and pruned since, leaving a line pointer heap_lock_tuple()
+	 * must not be given.  Check it holds a row this snapshot sees, and keep
+	 * the pin until the row is locked: a pinned page is not pruned.
+	 */
+	pin = ReadBuffer(b->rel, ItemPointerGetBlockNumber(tid));
+	LockBuffer(pin, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(pin);
+	present = off <= PageGetMaxOffsetNumber(page) &&
+		ItemIdIsNormal(PageGetItemId(page, off));
+	if (present)
+	{
+		HeapTupleData tuple;
+
+		tuple.t_data = (HeapTupleHeader) PageGetItem(page, PageGetItemId(page, off));
+		tuple.t_len = ItemIdGetLength(PageGetItemId(page, off));
+		tuple.t_tableOid = RelationGetRelid(b->rel);
+		tuple.t_self = *tid;
+		present = HeapTupleSatisfiesVisibility(&tuple, b->snapshot, pin);
+	}
+	LockBuffer(pin, BUFFER_LOCK_UNLOCK);
+	if (!present)
+	{
+		ReleaseBuffer(pin);
+		return TM_Deleted;		/* a newer version, if any: the next pass */
+	}
+
+	/*
+	 * LockTupleExclusive, the mode heap_update() needs when a key column's
+	 * stored bytes change: then heap_update() finds the row locked by this
+	 * transaction alone and neither waits nor fails.
+	 */
+	result = heap_lock_tuple(b->rel, &locked, cid, LockTupleExclusive, wait_policy,
+							 false, &buf, &tmfd);
+	ReleaseBuffer(pin);
+	if (result != TM_Ok)
+	{
+		if (BufferIsValid(buf))
+			ReleaseBuffer(buf);
+		return result;
+	}
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	oldtup = heap_copytuple(&locked);
+	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+	ReleaseBuffer(buf);
+
+	/* the version read before the lock may have been replaced meanwhile */
+	if (!scan_targets(b, oldtup, NULL, NULL))
+		return TM_Ok;
+
+	if (run->is_cx)
+	{
+		bool	   *reencode = palloc0(sizeof(bool) * Max(b->desc->natts, 1));
+
+		/* only the values in another method: the others keep their bytes */
+		(void) scan_targets(b, oldtup, reencode, NULL);
+		result = cx_reencode_locked_row(b->rel, oldtup, b->settings, reencode,
+										cid, &newtid, &update_indexes);
+	}
+	else
+		result = reencode_heap_row(b, oldtup, cid, &newtid, &update_indexes);
+
+	if (result != TM_Ok)
+		elog(ERROR, "could not update locked tuple (%u,%u) of relation \"%s\"",
+			 ItemPointerGetBlockNumber(tid), ItemPointerGetOffsetNumber(tid),
+			 RelationGetRelationName(b->rel));
+
+	/*
+	 * The stored bytes of indexed columns changed, so heap_update() did not
+	 * update in place (HOT) and every index needs an entry for the new
+	 * version; its values are the old ones, decoded as a query reads them.
+	 */
+	if (cx_update_needs_indexes(update_indexes) && b->rri->ri_NumIndices > 0)
+	{
+		List	   *recheck;
+
+		if (!table_tuple_fetch_row_version(b->rel, &newtid, SnapshotAny, b->slot))
+			elog(ERROR, "could not fetch new tuple version (%u,%u) of relation \"%s\"",
+				 ItemPointerGetBlockNumber(&newtid), ItemPointerGetOffsetNumber(&newtid),
+				 RelationGetRelationName(b->rel));
+		recheck = cx_insert_update_index_tuples(b->rri, b->slot, b->estate,
+												update_indexes);
+		list_free(recheck);
+		ExecClearTuple(b->slot);
+		ResetPerTupleExprContext(b->estate);
+	}
+
+	stored = cx_fetch_stored_tuple(b->rel, &newtid);
+	(void) scan_targets(b, oldtup, NULL, &run->bytes_before);
+	if (stored)
+		(void) scan_targets(b, stored, NULL, &run->bytes_after);
+	run->rows_rewritten++;
+	*rewritten = true;
+	return TM_Ok;
+}
+
+/* Remember a row a client held, for the retry after the pass. */
+static void
+remember_held(OnlineRun *run, ItemPointer tid)
+{
+	if (run->nheld == run->maxheld)
+	{
+		run->maxheld = Max(64, run->maxheld * 2);
+		run->held = run->held == NULL ?
+			MemoryContextAlloc(run->cxt, sizeof(ItemPointerData) * run->maxheld) :
+			repalloc(run->held, sizeof(ItemPointerData) * run->maxheld);
+	}
+	run->held[run->nheld++] = *tid;
+}
+
+/*
+ * One batch of a pass, from block *blk: returns when the batch is full
+ * (batch_rows rows rewritten, or half of max_lock_wait spent), or at the
+ * table's end as it is now (returns true then).  The caller commits.
+ */
+static bool
+run_batch(OnlineRun *run, BlockNumber *blk)
+{
+	Batch		b;
+	BlockNumber nblocks;
+	TimestampTz start = GetCurrentTimestamp();
+	int64		budget_ms = run->max_wait_ms / 2;
+	int			done = 0;
+	bool		full = false;
+
+	begin_batch(run, &b);
+	nblocks = RelationGetNumberOfBlocks(b.rel);
+	pgstat_progress_update_param(CX_ONLINE_BLKS_TOTAL, nblocks);
+
+	while (*blk < nblocks && !full)
+	{
+		OffsetNumber offs[MaxHeapTuplesPerPage];
+		int			noffs = 0;
+		Buffer		buf;
+		Page		page;
+		OffsetNumber maxoff;
+		int			k;
+
+		CHECK_FOR_INTERRUPTS();
+
+		/* the rows of this block that need a new version, as of the snapshot */
+		buf = ReadBufferExtended(b.rel, MAIN_FORKNUM, *blk, RBM_NORMAL, NULL);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buf);
+		maxoff = PageGetMaxOffsetNumber(page);
+		for (OffsetNumber off = Max(run->next_off, FirstOffsetNumber); off <= maxoff; off++)
+		{
+			ItemId		itemid = PageGetItemId(page, off);
+			HeapTupleData tuple;
+
+			if (!ItemIdIsNormal(itemid))
+				continue;
+			tuple.t_data = (HeapTupleHeader) PageGetItem(page, itemid);
+			tuple.t_len = ItemIdGetLength(itemid);
+			tuple.t_tableOid = RelationGetRelid(b.rel);
+			ItemPointerSet(&tuple.t_self, *blk, off);
+			if (!HeapTupleSatisfiesVisibility(&tuple, b.snapshot, buf))
+				continue;
+			run->rows_checked++;
+			if (scan_targets(&b, &tuple, NULL, NULL))
+				offs[noffs++] = off;
+		}
+		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+		ReleaseBuffer(buf);
+
+		for (k = 0; k < noffs; k++)
+		{
+			ItemPointerData tid;
+			MemoryContext oldcxt;
+			TM_Result	result;
+			bool		rewritten;
+
+			CHECK_FOR_INTERRUPTS();
+			ItemPointerSet(&tid, *blk, offs[k]);
+			oldcxt = MemoryContextSwitchTo(b.rowcxt);
+			result = rewrite_row(run, &b, &tid, LockWaitSkip, &rewritten);
+			MemoryContextSwitchTo(oldcxt);
+			MemoryContextReset(b.rowcxt);
+
+			if (result == TM_WouldBlock)
+			{
+				/* a client holds the row: retried after the pass */
+				remember_held(run, &tid);
+				run->retries++;
+			}
+			else if (result == TM_Updated || result == TM_Deleted)
+				run->pass_changed = true;	/* its new version: next pass */
+			if (rewritten)
+			{
+				run->pass_changed = true;
+				done++;
+			}
+			if (done >= run->batch_rows ||
+				TimestampDifferenceExceeds(start, GetCurrentTimestamp(), (int) budget_ms))
+			{
+				full = true;
+				k++;
+				break;
+			}
+		}
+
+		/* a full batch ends inside a block: the next one goes on from there */
+		run->next_off = InvalidOffsetNumber;
+		if (full && k < noffs)
+			run->next_off = offs[k];
+		else
+			(*blk)++;
+		/* ROW EXCLUSIVE makes DDL wait: hold it no longer than a batch's time */
+		if (TimestampDifferenceExceeds(start, GetCurrentTimestamp(), (int) budget_ms))
+			full = true;
+		pgstat_progress_update_param(CX_ONLINE_BLKS_DONE, *blk);
+	}
+
+	/* compressx.debug_rewrite_delay: lets tests cancel a batch in flight */
+	if (cx_debug_rewrite_delay_ms > 0)
+		nap(cx_debug_rewrite_delay_ms);
+
+	end_batch(&b);
+	report(run, CX_ONLINE_PHASE_REWRITE);
+	return *blk >= nblocks;
+}
+
+typedef struct RetryArg
+{
+	OnlineRun  *run;
+	Batch	   *b;
+	ItemPointer tid;
+	TM_Result	result;
+	bool		rewritten;
+} RetryArg;
+
+static void
+retry_row_fn(void *arg)
+{
+	RetryArg   *ra = (RetryArg *) arg;
+	MemoryContext oldcxt = MemoryContextSwitchTo(ra->b->rowcxt);
+
+	ra->result = rewrite_row(ra->run, ra->b, ra->tid, LockWaitBlock, &ra->rewritten);
+	MemoryContextSwitchTo(oldcxt);
+}
+
+/*
+ * Retry a row a client held, in a transaction of its own, waiting for the
+ * row at most max_lock_wait (as lock_timeout).  A wait that times out is
+ * counted and the row stays for the next pass.  The caller commits.
+ */
+static void
+retry_held(OnlineRun *run, ItemPointer tid)
+{
+	Batch		b;
+	RetryArg	ra;
+
+	begin_batch(run, &b);
+	ra.run = run;
+	ra.b = &b;
+	ra.tid = tid;
+	ra.rewritten = false;
+	if (!with_lock_timeout(run, retry_row_fn, &ra))
+		ra.result = TM_WouldBlock;
+	MemoryContextReset(b.rowcxt);
+
+	if (ra.result == TM_WouldBlock)
+	{
+		remember_held(run, tid);
+		run->retries++;
+	}
+	else if (ra.result == TM_Updated || ra.result == TM_Deleted || ra.rewritten)
+		run->pass_changed = true;
+	end_batch(&b);
+	report(run, CX_ONLINE_PHASE_RETRY);
+}
+
+/* Error unless the argument's access method is NULL or the table's own. */
+static void
+check_access_method(Name amname, bool is_cx)
+{
+	const char *name = NameStr(*amname);
+
+	if (strcmp(name, "heap") != 0 && strcmp(name, "compressx") != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("access method \"%s\" is not supported by recompress_online", name),
+				 errhint("Use heap or compressx, or NULL to keep the table's access method.")));
+	if ((strcmp(name, "compressx") == 0) != is_cx)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("recompress_online cannot change the access method yet"),
+				 errhint("Pass NULL as access_method, or use ALTER TABLE .. SET ACCESS METHOD %s (which rewrites the table under ACCESS EXCLUSIVE lock).",
+						 name)));
+}
+
+/* The access method of relid, from the catalog (no lock). */
+static Oid
+relam_of(Oid relid)
+{
+	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	Oid			relam;
+
+	if (!HeapTupleIsValid(tup))
+		elog(ERROR, "cache lookup failed for relation %u", relid);
+	relam = ((Form_pg_class) GETSTRUCT(tup))->relam;
+	ReleaseSysCache(tup);
+	return relam;
+}
+
+/* Bad input that needs no lock: refused before anything happens. */
+static void
+check_target(Oid relid)
+{
+	char		relkind = get_rel_relkind(relid);
+	Oid			nsp = get_rel_namespace(relid);
+	char	   *name;
+
+	cx_recompress_check_owner(relid);
+	name = get_rel_name(relid);
+	cx_check_not_own_table(relid);
+	if (IsCatalogRelationOid(relid) || IsCatalogNamespace(nsp) || IsToastNamespace(nsp))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("cannot recompress system catalog \"%s\"", name)));
+	if (relkind == RELKIND_PARTITIONED_TABLE)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("recompress_online does not support partitioned tables yet"),
+				 errhint("Call it for each partition of \"%s\".", name)));
+	if (relkind != RELKIND_RELATION)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not a table", name),
+				 errdetail("recompress_online rewrites tables stored by heap or compressx.")));
+	if (get_rel_persistence(relid) == RELPERSISTENCE_TEMP)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("recompress_online does not support temporary tables"),
+				 errhint("No other session can use a temporary table: use recompress_table.")));
+}
+
+static void
+run_online(OnlineRun *run)
+{
+	Relation	rel;
+	float4		reltuples;
+
+	/* the checks that need the relation, under a lock nobody waits for */
+	lock_table(run, AccessShareLock);
+	rel = try_relation_open(run->relid, NoLock);
+	if (rel == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", run->relid)));
+	cx_check_table_relkind(rel);
+	run->is_cx = cx_is_compressx_relation(rel);
+	cx_recompress_check_request(rel, &run->req);
+	{
+		int			n;
+
+		/* unknown or uncompressible columns */
+		(void) cx_recompress_resolve_targets(rel, run->columns,
+											 cx_recompress_heap_method(&run->req), &n);
+	}
+	reltuples = rel->rd_rel->reltuples;
+	relation_close(rel, NoLock);
+	pgstat_progress_update_param(CX_ONLINE_ROWS_TOTAL, reltuples < 0 ? 0 : (int64) reltuples);
+
+	set_target(run);
+	SPI_commit();
+
+	for (;;)
+	{
+		BlockNumber blk = 0;
+		int			nheld;
+		ItemPointerData *held;
+
+		run->pass++;
+		run->next_off = InvalidOffsetNumber;
+		run->nheld = 0;
+		run->pass_changed = false;
+		report(run, CX_ONLINE_PHASE_REWRITE);
+		while (!run_batch(run, &blk))
+			SPI_commit();
+		SPI_commit();
+
+		/* the rows clients held during the pass, one transaction each */
+		nheld = run->nheld;
+		held = run->held;
+		run->held = NULL;
+		run->nheld = run->maxheld = 0;
+		for (int i = 0; i < nheld; i++)
+		{
+			retry_held(run, &held[i]);
+			SPI_commit();
+		}
+		if (held)
+			pfree(held);
+
+		/* done when a pass found nothing to do and no row is still held */
+		if (!run->pass_changed && run->nheld == 0 && nheld == 0)
+			break;
+		/* rows still held after a wait: another pass, after a short nap */
+		if (!run->pass_changed)
+			nap(Min(Max(run->max_wait_ms, 10), 1000));
+	}
+}
+
+/*
+ * CALL compressx.recompress_online(rel regclass, codec text, level int,
+ *		columns name[], access_method name, batch_rows int,
+ *		max_lock_wait interval)
+ */
+Datum
+compressx_recompress_online(PG_FUNCTION_ARGS)
+{
+	OnlineRun	run;
+	LOCKTAG		tag;
+	bool		nonatomic;
+
+	nonatomic = fcinfo->context && IsA(fcinfo->context, CallContext) &&
+		!castNode(CallContext, fcinfo->context)->atomic;
+	if (!nonatomic)
+		ereport(ERROR,
+				(errcode(ERRCODE_ACTIVE_SQL_TRANSACTION),
+				 errmsg("recompress_online cannot run inside a transaction block"),
+				 errdetail("It commits after every batch."),
+				 errhint("Run CALL compressx.recompress_online(...) on its own, outside BEGIN .. COMMIT and outside functions.")));
+
+	memset(&run, 0, sizeof(run));
+	run.cxt = CurrentMemoryContext;	/* the procedure's: survives commits */
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("relation must not be null")));
+	run.relid = PG_GETARG_OID(0);
+	cx_recompress_parse_request(PG_ARGISNULL(1), PG_ARGISNULL(1) ? NULL : PG_GETARG_TEXT_PP(1),
+								PG_ARGISNULL(2), PG_ARGISNULL(2) ? 0 : PG_GETARG_INT32(2),
+								&run.req);
+	run.columns = PG_ARGISNULL(3) ? NULL : PG_GETARG_ARRAYTYPE_P_COPY(3);
+	run.batch_rows = CX_ONLINE_DEFAULT_BATCH;
+	if (!PG_ARGISNULL(5))
+	{
+		run.batch_rows = PG_GETARG_INT32(5);
+		if (run.batch_rows <= 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("batch_rows must be positive")));
+	}
+	if (PG_ARGISNULL(6))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("max_lock_wait must not be null")));
+	{
+		Interval   *iv = PG_GETARG_INTERVAL_P(6);
+		int64		us = iv->time + (int64) iv->day * USECS_PER_DAY +
+			(int64) iv->month * DAYS_PER_MONTH * USECS_PER_DAY;
+
+		if (us < 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("max_lock_wait must not be negative")));
+		/* lock_timeout's range */
+		run.max_wait_ms = Min(us / 1000, (int64) INT_MAX);
+	}
+
+	/* privileges and kinds before any lock */
+	check_target(run.relid);
+	if (!PG_ARGISNULL(4))
+		check_access_method(PG_GETARG_NAME(4),
+							relam_of(run.relid) != HEAP_TABLE_AM_OID);
+
+	/*
+	 * One run per table: a session-level lock (an advisory lock on the
+	 * table's OID, shown in pg_locks), released when the run ends, fails,
+	 * or the session ends.
+	 */
+	SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, run.relid, 0, CX_ONLINE_LOCK_FIELD4);
+	if (LockAcquire(&tag, ExclusiveLock, true, true) == LOCKACQUIRE_NOT_AVAIL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_IN_USE),
+				 errmsg("recompress_online is already running on table \"%s\"",
+						get_rel_name(run.relid)),
+				 errhint("Wait for it to finish, or cancel it (see compressx.recompress_online_progress).")));
+
+	PG_TRY();
+	{
+		SPI_connect_ext(SPI_OPT_NONATOMIC);
+		pgstat_progress_start_command(PROGRESS_COMMAND_CLUSTER, run.relid);
+		{
+			const int	idx[] = {PROGRESS_CLUSTER_COMMAND, CX_ONLINE_MARKER};
+			const int64 val[] = {0, CX_ONLINE_MARKER_VALUE};
+
+			pgstat_progress_update_multi_param(2, idx, val);
+		}
+		run_online(&run);
+		pgstat_progress_end_command();
+		SPI_finish();
+	}
+	PG_CATCH();
+	{
+		LockRelease(&tag, ExclusiveLock, true);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	LockRelease(&tag, ExclusiveLock, true);
+
+	ereport(NOTICE,
+			(errmsg("recompress_online rewrote %lld rows of \"%s\" in %lld passes",
+					(long long) run.rows_rewritten, get_rel_name(run.relid),
+					(long long) run.pass),
+			 errdetail("Stored bytes of the target values of those rows: %lld before, %lld after; %lld retries.",
+					   (long long) run.bytes_before, (long long) run.bytes_after,
+					   (long long) run.retries)));
+	PG_RETURN_VOID();
+}
