@@ -270,20 +270,12 @@ cx_log "$am run: default_table_access_method = $am${ext:+, extension $ext in tem
 # leave src/test/regress and contrib/spi alone, so the patched tree's suite
 # is upstream's, which the unpatched build of compile_check.sh runs.
 source_with_deb_src() {
-    local pkg=postgresql-$PG_MAJOR list=/etc/apt/sources.list.d/compressx-pg-src.sources
+    local pkg=postgresql-$PG_MAJOR
     apt-cache showsrc "$pkg" 2>/dev/null | grep -q '^Package:' && return 0
     if [ "$PG_MAJOR" = "$debian_major" ]; then
         cx_enable_deb_src
-    elif [ ! -f "$list" ]; then
-        cx_log "adding deb-src for trixie and sid: $list"
-        cx_sudo tee "$list" >/dev/null <<'LIST'
-# compressx (test/compile_check.sh): PostgreSQL sources newer than bookworm's
-Types: deb-src
-URIs: http://deb.debian.org/debian
-Suites: trixie sid
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-LIST
+    else
+        cx_deb_src_list cx_log
     fi
     cx_sudo env DEBIAN_FRONTEND=noninteractive apt-get update -q >/dev/null
     apt-cache showsrc "$pkg" 2>/dev/null | grep -q '^Package:' ||

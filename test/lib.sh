@@ -48,19 +48,11 @@ cx_pg_build_deps="gcc make perl bison flex libreadline-dev zlib1g-dev liblz4-dev
 # conflict with debian.sources' Signed-By).  Progress through the caller's
 # log function.
 cx_pg_source_apt() {
-    local major=$1 out=$2 list=/etc/apt/sources.list.d/compressx-pg-src.sources
+    local major=$1 out=$2
     if [ "$major" = 15 ]; then
         cx_enable_deb_src
-    elif [ ! -f "$list" ]; then
-        log "adding deb-src for trixie and sid: $list"
-        cx_sudo tee "$list" >/dev/null <<'EOF'
-# compressx (test/lib.sh): PostgreSQL sources newer than bookworm's
-Types: deb-src
-URIs: http://deb.debian.org/debian
-Suites: trixie sid
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-EOF
+    else
+        cx_deb_src_list log
     fi
     log "apt-get update"
     cx_sudo env DEBIAN_FRONTEND=noninteractive apt-get update -q >"$out" 2>&1 ||
@@ -291,6 +283,32 @@ cx_run_parts() {
             ls "$work"/test/tmp_check/log/ 2>/dev/null | head
         fi
     done
+}
+
+# cx_summary_exit: the summary line of the counters passed and failed, and
+# exit with its status (the counted scripts end this way)
+cx_summary_exit() {
+    echo "$passed passed, $failed failed"
+    [ "$failed" -eq 0 ]
+    exit
+}
+
+# cx_deb_src_list LOGFN: deb-src for trixie and sid (PostgreSQL sources newer
+# than bookworm's) in a file of its own, if missing; a one-line deb-src entry
+# would conflict with debian.sources' Signed-By.  The caller runs apt-get
+# update.
+cx_deb_src_list() {
+    local list=/etc/apt/sources.list.d/compressx-pg-src.sources
+    [ -f "$list" ] && return 0
+    "$1" "adding deb-src for trixie and sid: $list"
+    cx_sudo tee "$list" >/dev/null <<'EOF'
+# compressx (test/lib.sh): PostgreSQL sources newer than bookworm's
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: trixie sid
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+EOF
 }
 
 # cx_check_server_logs WORK: after cx_run_parts and the cluster's stop,

@@ -31,11 +31,6 @@ passed=0
 failed=0
 failures=""
 
-summary_exit() {
-    echo "$passed passed, $failed failed"
-    [ "$failed" -eq 0 ]
-    exit
-}
 
 cx_install_deps
 
@@ -44,14 +39,14 @@ cx_install_deps
 # (The same lock file as assert_build.sh's.)
 lockfile=$(dirname "$prefix")/.$(basename "$prefix").lock
 cx_sudo mkdir -p "$(dirname "$prefix")"
-exec 9>>"$lockfile" || { echo "cannot open $lockfile"; failed=1; summary_exit; }
+exec 9>>"$lockfile" || { echo "cannot open $lockfile"; failed=1; cx_summary_exit; }
 cx_log "assert suite: waiting for $lockfile"
 flock 9
 export CX_ASSERT_LOCK_HELD=1
 
 if ! bash "$cx_root/test/assert_build.sh" "$major" >/dev/null; then
     echo "assert-enabled PostgreSQL $major build ... FAILED"
-    failed=1; summary_exit
+    failed=1; cx_summary_exit
 fi
 cx_use_pg "$prefix/bin"
 echo "assert-enabled build: $("$PGBIN/postgres" --version), $("$PGBIN/pg_config" --configure | grep -o "'--enable-cassert'")"
@@ -65,7 +60,7 @@ tar -C "$cx_root" --exclude=./.git --exclude='*.o' --exclude='*.so' --exclude='*
 if ! cx_build_install "$src" 2>"$src/build.log"; then
     cat "$src/build.log"
     echo "build and install compressx against $PGBIN/pg_config ... FAILED"
-    failed=1; summary_exit
+    failed=1; cx_summary_exit
 fi
 
 work=$(cx_workdir assert)
@@ -76,13 +71,13 @@ cx_start_cluster "$work" "$port"
 if ! cx_as_user pg_ctl -D "$work/data" status >/dev/null 2>&1; then
     cat "$work/server.log" 2>/dev/null
     echo "start assert-enabled cluster ... FAILED (logs in $work)"
-    failed=1; summary_exit
+    failed=1; cx_summary_exit
 fi
 trap 'cx_stop_cluster "$work"; rm -rf "$src"' EXIT
 asserts=$(cx_as_user psql -X -At -h "$work" -p "$port" -U postgres -d postgres -c 'SHOW debug_assertions' 2>&1)
 if [ "$asserts" != on ]; then
     echo "server has debug_assertions = $asserts ... FAILED (logs in $work)"
-    failed=1; summary_exit
+    failed=1; cx_summary_exit
 fi
 echo "server: debug_assertions = $asserts"
 
@@ -94,4 +89,4 @@ cx_stop_cluster "$work"
 cx_log "server logs: assertion failures and crashes"
 cx_check_server_logs "$work"
 cx_finish_workdir "$work"
-summary_exit
+cx_summary_exit

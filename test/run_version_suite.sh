@@ -24,24 +24,19 @@ passed=0
 failed=0
 failures=""
 
-summary_exit() {
-    echo "$passed passed, $failed failed"
-    [ "$failed" -eq 0 ]
-    exit
-}
 
 cx_install_deps
 if ! bash "$cx_root/test/compile_check.sh" --build "$v" >/dev/null; then
     echo "PostgreSQL $v build in $prefix ... FAILED"
-    failed=1; summary_exit
+    failed=1; cx_summary_exit
 fi
 if [ ! -x "$prefix/bin/postgres" ]; then
     echo "PostgreSQL $v in $prefix has no server (headers only) ... FAILED"
-    failed=1; summary_exit
+    failed=1; cx_summary_exit
 fi
 
 # One run at a time per installation: it installs compressx into it.
-exec 9>>"$cache/.pg$v.suite.lock" || { echo "cannot open the lock"; failed=1; summary_exit; }
+exec 9>>"$cache/.pg$v.suite.lock" || { echo "cannot open the lock"; failed=1; cx_summary_exit; }
 flock 9
 cx_use_pg "$prefix/bin"
 echo "server: $("$PGBIN/postgres" --version)"
@@ -55,7 +50,7 @@ if ! make -C "$src" -s PG_CONFIG="$PGBIN/pg_config" with_llvm=no >"$src/build.lo
    ! make -C "$src" -s PG_CONFIG="$PGBIN/pg_config" with_llvm=no install >>"$src/build.log" 2>&1; then
     cat "$src/build.log"
     echo "build and install compressx against $PGBIN/pg_config ... FAILED"
-    failed=1; summary_exit
+    failed=1; cx_summary_exit
 fi
 
 work=$(cx_workdir "pg$v")
@@ -65,7 +60,7 @@ cx_start_cluster "$work" "$port"
 if ! cx_as_user pg_ctl -D "$work/data" status >/dev/null 2>&1; then
     cat "$work/server.log" 2>/dev/null
     echo "start PostgreSQL $v cluster ... FAILED (logs in $work)"
-    failed=1; summary_exit
+    failed=1; cx_summary_exit
 fi
 trap 'cx_stop_cluster "$work"; rm -rf "$src"' EXIT
 
@@ -73,4 +68,4 @@ cx_run_parts "$src" "$work" "$port"
 cx_stop_cluster "$work"
 cx_check_server_logs "$work"
 cx_finish_workdir "$work"
-summary_exit
+cx_summary_exit

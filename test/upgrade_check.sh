@@ -55,11 +55,6 @@ passed=0
 failed=0
 failures=""
 
-summary_exit() {
-    echo "$passed passed, $failed failed"
-    [ "$failed" -eq 0 ]
-    exit
-}
 
 # result NAME STATUS [DETAIL]: one counted line
 result() {
@@ -124,12 +119,12 @@ install_copy() {
 cx_install_deps
 if ! prefix=$(bash "$cx_root/test/compile_check.sh" --build "$new_major" 2>/dev/null) ||
    [ ! -x "$prefix/bin/pg_upgrade" ]; then
-    result "PostgreSQL $new_major installation with pg_upgrade" 1; summary_exit
+    result "PostgreSQL $new_major installation with pg_upgrade" 1; cx_summary_exit
 fi
 if [ -n "${CX_UPGRADE_OLD_BIN:-}" ]; then
     old_from=$(cd "$CX_UPGRADE_OLD_BIN/../../../.." && pwd)   # .../usr/lib/postgresql/15/bin
 elif ! old_from=$(debian_15 "$old_version"); then
-    result "Debian's PostgreSQL 15 packages $old_version" 1; summary_exit
+    result "Debian's PostgreSQL 15 packages $old_version" 1; cx_summary_exit
 fi
 
 work=$(cx_workdir upgrade)
@@ -146,9 +141,9 @@ if [ -n "${CX_UPGRADE_OLD_BIN:-}" ]; then
 else
     old_to=$work/pg15
 fi
-old_bin=$(install_copy "$old_from" "$old_to" 15) || { result "build and install compressx for 15" 1; summary_exit; }
+old_bin=$(install_copy "$old_from" "$old_to" 15) || { result "build and install compressx for 15" 1; cx_summary_exit; }
 new_bin=$(install_copy "$prefix" "$work/pg$new_major" "$new_major") ||
-    { result "build and install compressx for $new_major" 1; summary_exit; }
+    { result "build and install compressx for $new_major" 1; cx_summary_exit; }
 new_lib=$("$new_bin/pg_config" --pkglibdir)
 new_ext=$("$new_bin/pg_config" --sharedir)/extension
 old_lib=$("$old_bin/pg_config" --pkglibdir)
@@ -186,13 +181,25 @@ state() {
     done
 }
 
+# refuses_build BINDIR PORT LIBRARY LABEL: the server on PORT refuses to load
+# LIBRARY (a compressx.so built for another major) and keeps running
+refuses_build() {
+    local out
+    out=$(psql_at "$1" "$2" postgres -c "LOAD '$3'" 2>&1)
+    echo "$out" | sed 's/^/    /'
+    echo "$out" | grep -qE 'could not load library|incompatible library' &&
+        nm -D --defined-only "$3" | grep -qw Pg_magic_func &&
+        [ "$(psql_at "$1" "$2" postgres -Atc 'SELECT 1')" = 1 ]
+    result "$4 and keeps running" $?
+}
+
 # --- the old cluster and its data
 init_cluster "$old_bin" old
 cat >>"$work/old/postgresql.conf" <<CONF
 fsync = off
 shared_buffers = 128MB
 CONF
-start_cluster "$old_bin" old "$port_old" || { cat "$work/old.log"; result "start the old cluster" 1; summary_exit; }
+start_cluster "$old_bin" old "$port_old" || { cat "$work/old.log"; result "start the old cluster" 1; cx_summary_exit; }
 psql_at "$old_bin" "$port_old" postgres -c 'CREATE DATABASE cx_upgrade' -c 'CREATE DATABASE cx_old'
 psql_at "$old_bin" "$port_old" cx_upgrade -f "$cx_root/test/upgrade/fixture.sql" >"$work/fixture.log" 2>&1
 result "fixture in the old cluster" $? "$work/fixture.log"
@@ -201,15 +208,10 @@ result "fixture of the 0.1.0 database" $? "$work/fixture_old.log"
 
 # A library built for another major is refused.  Each build uses symbols
 # only its major has (the new major's vacuum_get_cutoffs, 15's
-# vacuum_set_xid_limits), so dlopen() fails before PostgreSQL reads the
+# pg_class_ownercheck), so dlopen() fails before PostgreSQL reads the
 # magic block, which the library has (Pg_magic_func) for any load that gets
 # that far.
-out=$(psql_at "$old_bin" "$port_old" postgres -c "LOAD '$new_lib/compressx.so'" 2>&1)
-echo "$out" | sed 's/^/    /'
-echo "$out" | grep -qE 'could not load library|incompatible library' &&
-    nm -D --defined-only "$new_lib/compressx.so" | grep -qw Pg_magic_func &&
-    [ "$(psql_at "$old_bin" "$port_old" postgres -Atc 'SELECT 1')" = 1 ]
-result "the 15 server refuses compressx.so built for $new_major and keeps running" $?
+refuses_build "$old_bin" "$port_old" "$new_lib/compressx.so" "the 15 server refuses compressx.so built for $new_major"
 
 state "$old_bin" "$port_old" before
 grep -h ' rows=' "$work"/state-before-*.txt | sed 's/^/    /'
@@ -241,12 +243,7 @@ upgrade() {
         result "state of $db identical after --$mode ($(grep -c ' rows=' "$work/state-before-$db.txt") tables, $(grep -c . "$work/state-before-$db.txt") lines)" $rc
     done
     if [ "$mode" = copy ]; then
-        out=$(psql_at "$new_bin" "$port_new" postgres -c "LOAD '$old_lib/compressx.so'" 2>&1)
-        echo "$out" | sed 's/^/    /'
-        echo "$out" | grep -qE 'could not load library|incompatible library' &&
-            nm -D --defined-only "$old_lib/compressx.so" | grep -qw Pg_magic_func &&
-            [ "$(psql_at "$new_bin" "$port_new" postgres -Atc 'SELECT 1')" = 1 ]
-        result "the $new_major server refuses compressx.so built for 15 and keeps running" $?
+        refuses_build "$new_bin" "$port_new" "$old_lib/compressx.so" "the $new_major server refuses compressx.so built for 15"
     fi
     psql_at "$new_bin" "$port_new" cx_upgrade -f "$cx_root/test/upgrade/after.sql" >"$work/after-$mode.txt" 2>&1
     rc=$?
@@ -303,4 +300,4 @@ elif [ -z "${CX_KEEP_WORKDIR:-}" ]; then
     trap - EXIT
     rm -rf "$work"
 fi
-summary_exit
+cx_summary_exit
