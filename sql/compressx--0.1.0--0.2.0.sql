@@ -349,8 +349,15 @@ SELECT p.pid,
        CASE WHEN p.param2 OPERATOR(pg_catalog.=) 1::pg_catalog.int8 THEN 'setting target'
             WHEN p.param2 OPERATOR(pg_catalog.=) 2::pg_catalog.int8 THEN 'rewriting'
             WHEN p.param2 OPERATOR(pg_catalog.=) 3::pg_catalog.int8 THEN 'retrying held rows'
+            WHEN p.param2 OPERATOR(pg_catalog.=) 4::pg_catalog.int8 THEN 'waiting for writers'
+            WHEN p.param2 OPERATOR(pg_catalog.=) 5::pg_catalog.int8 THEN 'waiting for old row versions'
+            WHEN p.param2 OPERATOR(pg_catalog.=) 6::pg_catalog.int8 THEN 'changing access method'
             ELSE 'starting'
        END AS phase,
+       CASE WHEN p.param13 OPERATOR(pg_catalog.<>) 0::pg_catalog.int8
+            THEN p.param13::pg_catalog.oid::pg_catalog.regclass END AS current_table,
+       p.param14 AS tables_done,
+       p.param15 AS tables_total,
        p.param3 AS pass,
        p.param4 AS heap_blks_total,
        p.param5 AS heap_blks_scanned,

@@ -60,7 +60,9 @@ extern TM_Result cx_tuple_update(Relation rel, ItemPointer otid,
  * Online recompression: replace the locked row version oldtup by one whose
  * columns with reencode[i] are encoded afresh with settings (the others
  * keep their stored bytes); no trigger fires, the caller inserts index
- * entries when *update_indexes says so.
+ * entries when *update_indexes says so.  When every such column was stored
+ * uncompressed and would be again (the codec does not shrink it), nothing
+ * is written and *newtid is invalid.
  */
 extern TM_Result cx_reencode_locked_row(Relation rel, HeapTuple oldtup,
 										const CxColumnSetting *settings,

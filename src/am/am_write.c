@@ -25,7 +25,8 @@
  * takes for invisible.
  *
  * UPDATE reuses unchanged stored values as they are (no re-encoding, no
- * new TOAST data; heap's HOT check then sees equal bytes).
+ * new TOAST data; heap's HOT check then sees equal bytes), except zstd
+ * values in a column no longer set to zstd (reusable()).
  *
  *-------------------------------------------------------------------------
  */
@@ -134,6 +135,20 @@ keep_core_external(struct varlena *v, const CxColumnSetting *s, char attstorage)
 }
 
 /*
+ * Whether an UPDATE may keep the stored form old of an unchanged value in a
+ * column set to s: always, except a value in compressx's own format (zstd)
+ * when the column is no longer set to zstd.  Then the new version is
+ * encoded afresh, so that once a column leaves zstd, rows written from then
+ * on hold no value only compressx can read: recompress_online's move of a
+ * table to heap relies on it (doc/online.md).
+ */
+static inline bool
+reusable(const void *old, const CxColumnSetting *s)
+{
+	return !cx_is_own_datum(old) || s->codec->id == CX_CODEC_ZSTD;
+}
+
+/*
  * Encode a row per column settings, into plan.  With oldtup (UPDATE), values
  * equal to oldtup's keep their stored form.  With old_stored (a rewrite),
  * out-of-line values stay shared between the versions of a row (see
@@ -198,7 +213,8 @@ plan_row(Relation rel, const CxColumnSetting *settings,
 		 * carries the old row's placeholders (and core-compressed values) as
 		 * they were read, so comparing stored bytes finds them undecoded.
 		 */
-		if (oldtup && !oldnulls[i] && !(reencode && reencode[i]))
+		if (oldtup && !oldnulls[i] && !(reencode && reencode[i]) &&
+			reusable(DatumGetPointer(oldvals[i]), s))
 		{
 			struct varlena *old = (struct varlena *) DatumGetPointer(oldvals[i]);
 			const struct varlena *cmp = cx_placeholder_stored(vals[i]);
@@ -230,7 +246,8 @@ plan_row(Relation rel, const CxColumnSetting *settings,
 			continue;
 		}
 
-		if (oldtup && !oldnulls[i] && !(reencode && reencode[i]))
+		if (oldtup && !oldnulls[i] && !(reencode && reencode[i]) &&
+			reusable(DatumGetPointer(oldvals[i]), s))
 		{
 			struct varlena *old = (struct varlena *) DatumGetPointer(oldvals[i]);
 
@@ -703,6 +720,42 @@ cx_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 }
 
 /*
+ * Whether a planned row changes the form of a column marked in reencode:
+ * one that was stored compressed (it may be in a method the caller wants
+ * gone), or one that comes out compressed now.  A value stored
+ * uncompressed that the codec cannot shrink changes nothing.
+ */
+static bool
+plan_compresses(TupleDesc desc, const CxRowPlan *plan, const Datum *stored,
+				const bool *stored_nulls, const bool *reencode)
+{
+	for (int i = 0; i < desc->natts; i++)
+	{
+		const void *v;
+
+		if (!reencode[i] || stored_nulls[i])
+			continue;
+		v = DatumGetPointer(stored[i]);
+		if (VARATT_IS_COMPRESSED(v))
+			return true;
+		if (VARATT_IS_EXTERNAL_ONDISK(v))
+		{
+			struct varatt_external ptr;
+
+			VARATT_EXTERNAL_GET_POINTER(ptr, v);
+			if (VARATT_EXTERNAL_IS_COMPRESSED(ptr))
+				return true;
+		}
+		if (plan->nulls[i] || plan->pending[i] != NULL)
+			return true;
+		v = DatumGetPointer(plan->vals[i]);
+		if (VARATT_IS_COMPRESSED(v))
+			return true;
+	}
+	return false;
+}
+
+/*
  * Online recompression (sql/online.c): replace the stored row version
  * oldtup, which the caller has locked with LockTupleExclusive, by a version
  * whose columns with reencode[i] are decoded and encoded afresh with
@@ -732,6 +785,14 @@ cx_reencode_locked_row(Relation rel, HeapTuple oldtup,
 
 	heap_deform_tuple(oldtup, desc, values, isnull);
 	plan_row(rel, settings, values, isnull, oldtup, NULL, NULL, reencode, &plan);
+	ItemPointerSetInvalid(newtid);
+	if (!plan_compresses(desc, &plan, values, isnull, reencode))
+	{
+		/* uncompressed, and it would stay so: no new version */
+		MemoryContextSwitchTo(oldcxt);
+		MemoryContextReset(cxt);
+		return TM_Ok;
+	}
 	newtup = form_planned_row(rel, &plan, 0);
 	newtup->t_tableOid = RelationGetRelid(rel);
 	result = cx_heap_update(rel, &oldtup->t_self, newtup, cid, InvalidSnapshot,

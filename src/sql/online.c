@@ -38,6 +38,8 @@
 #include "postgres.h"
 
 #include "access/detoast.h"
+#include "access/genam.h"
+#include "access/stratnum.h"
 #include "access/heapam.h"
 #include "access/htup_details.h"
 #include "access/table.h"
@@ -46,11 +48,19 @@
 #include "access/toast_internals.h"
 #include "access/xact.h"
 #include "catalog/catalog.h"
+#include "catalog/dependency.h"
 #include "catalog/indexing.h"
 #include "catalog/namespace.h"
+#include "catalog/objectaccess.h"
+#include "catalog/partition.h"
 #include "catalog/pg_am_d.h"
 #include "catalog/pg_attribute.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_inherits.h"
+#include "catalog/pg_publication.h"
+#include "catalog/pg_type.h"
+#include "commands/defrem.h"
+#include "common/hashfn.h"
 #include "commands/progress.h"
 #include "executor/executor.h"
 #include "executor/spi.h"
@@ -62,8 +72,10 @@
 #include "storage/latch.h"
 #include "storage/lmgr.h"
 #include "storage/lock.h"
+#include "storage/procarray.h"
 #include "utils/builtins.h"
 #include "utils/datetime.h"
+#include "utils/fmgroids.h"
 #include "utils/guc.h"
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
@@ -76,9 +88,11 @@
 #include "compat.h"
 #include "am/am.h"
 #include "am/rewrite.h"
+#include "catalog/relation.h"
 #include "catalog/settings.h"
 #include "sql/inspect.h"
 #include "sql/recompress.h"
+#include "storage/format.h"
 
 PG_FUNCTION_INFO_V1(compressx_recompress_online);
 
@@ -97,22 +111,38 @@ PG_FUNCTION_INFO_V1(compressx_recompress_online);
 #define CX_ONLINE_BYTES_AFTER	9
 #define CX_ONLINE_RETRIES		10
 #define CX_ONLINE_BATCHES		11
+#define CX_ONLINE_TABLE			12	/* the table (partition) being done */
+#define CX_ONLINE_TABLES_DONE	13
+#define CX_ONLINE_TABLES_TOTAL	14
 #define CX_ONLINE_MARKER		19
 #define CX_ONLINE_MARKER_VALUE	0x43584F4E	/* "CXON" */
 
 #define CX_ONLINE_PHASE_TARGET	1	/* setting the columns' target */
 #define CX_ONLINE_PHASE_REWRITE 2	/* a pass over the table */
 #define CX_ONLINE_PHASE_RETRY	3	/* retrying rows clients held */
+#define CX_ONLINE_PHASE_WRITERS 4	/* waiting for writers that started before */
+#define CX_ONLINE_PHASE_OLD		5	/* waiting for old row versions to die */
+#define CX_ONLINE_PHASE_AM		6	/* changing the access method */
 
 /* advisory lock (field4) marking a run on a table, held for the session */
 #define CX_ONLINE_LOCK_FIELD4	0x4358
 
 #define CX_ONLINE_DEFAULT_BATCH 1000
 
+/* An access-method change the run makes on the table. */
+typedef enum AmMove
+{
+	CX_MOVE_NONE,
+	CX_MOVE_TO_CX,				/* heap -> compressx: relam first, then passes */
+	CX_MOVE_TO_HEAP				/* compressx -> heap: passes, then relam */
+} AmMove;
+
 typedef struct OnlineRun
 {
-	Oid			relid;
+	Oid			relid;			/* the table being done (a partition) */
 	bool		is_cx;
+	AmMove		move;
+	Oid			target_am;		/* InvalidOid: keep each table's */
 	CxRecompressRequest req;
 	ArrayType  *columns;		/* NULL: every compressible column */
 	int			batch_rows;
@@ -130,6 +160,8 @@ typedef struct OnlineRun
 	int			nheld;
 	int			maxheld;
 	bool		pass_changed;
+	int64		pending;		/* moving to heap: compressx values in row
+								 * versions the pass could not rewrite */
 	OffsetNumber next_off;		/* a full batch stopped in a block: from here */
 	MemoryContext cxt;			/* lives as long as the call */
 } OnlineRun;
@@ -144,6 +176,7 @@ typedef struct Batch
 	char	   *cmethod;		/* heap: attno-1: core method char */
 	CxColumnSetting *settings;	/* compressx: the columns' settings */
 	Snapshot	snapshot;
+	TransactionId horizon;		/* moving to heap: older versions are dead */
 	EState	   *estate;
 	ResultRelInfo *rri;
 	TupleTableSlot *slot;
@@ -285,14 +318,14 @@ lock_table_fn(void *arg)
  * on a timeout count a retry, nap and queue again.
  */
 static void
-lock_table_exclusive(OnlineRun *run, LOCKMODE mode)
+lock_table_exclusive(OnlineRun *run, Oid relid, LOCKMODE mode, int phase)
 {
-	LockArg		la = {run->relid, mode};
+	LockArg		la = {relid, mode};
 
 	while (!with_lock_timeout(run, lock_table_fn, &la))
 	{
 		run->retries++;
-		report(run, CX_ONLINE_PHASE_TARGET);
+		report(run, phase);
 		nap(Min(Max(run->max_wait_ms, 10), 1000));
 	}
 }
@@ -317,7 +350,8 @@ set_target(OnlineRun *run)
 	if (run->is_cx)
 	{
 		/* as set_column_codec: self-exclusive, does not block DML */
-		lock_table_exclusive(run, ShareUpdateExclusiveLock);
+		lock_table_exclusive(run, run->relid, ShareUpdateExclusiveLock,
+							 CX_ONLINE_PHASE_TARGET);
 		rel = open_checked(run);
 		targets = cx_recompress_resolve_targets(rel, run->columns,
 												InvalidCompressionMethod,
@@ -353,7 +387,7 @@ set_target(OnlineRun *run)
 	if (!change)
 		return;
 
-	lock_table_exclusive(run, AccessExclusiveLock);
+	lock_table_exclusive(run, run->relid, AccessExclusiveLock, CX_ONLINE_PHASE_TARGET);
 	rel = open_checked(run);
 	cx_set_column_compression(run->relid, targets, ntargets);
 	table_close(rel, NoLock);
@@ -403,6 +437,8 @@ begin_batch(OnlineRun *run, Batch *b)
 
 	b->snapshot = RegisterSnapshot(GetTransactionSnapshot());
 	PushActiveSnapshot(b->snapshot);
+	b->horizon = run->move == CX_MOVE_TO_HEAP ?
+		GetOldestNonRemovableTransactionId(b->rel) : InvalidTransactionId;
 
 	b->estate = CreateExecutorState();
 	b->estate->es_snapshot = b->snapshot;
@@ -433,8 +469,29 @@ end_batch(Batch *b)
 }
 
 /*
+ * compressx: whether an uncompressed value of column i is one the column's
+ * setting would compress (its codec, min_size, storage), as a new row's
+ * would be: heap leaves values below 2 kB alone, compressx need not.  The
+ * row is rewritten only if the codec shrinks it (cx_reencode_locked_row),
+ * so a value it cannot shrink is tried once per pass and left as it is.
+ */
+static bool
+plain_to_compress(Batch *b, int i, const CxStoredValue *sv)
+{
+	const CxColumnSetting *s;
+	char		storage = TupleDescAttr(b->desc, i)->attstorage;
+
+	if (b->settings == NULL || sv->method != CX_STORED_NONE)
+		return false;
+	s = &b->settings[i];
+	return s->codec->id != CX_CODEC_NONE && sv->raw_bytes >= s->min_size &&
+		(storage == TYPSTORAGE_EXTENDED || storage == TYPSTORAGE_MAIN);
+}
+
+/*
  * Look at the target values of a stored row: returns whether one is in
- * another method than the target; with reencode, marks those columns;
+ * another method than the target (or, compressx, uncompressed where its
+ * setting would compress it); with reencode, marks those columns;
  * with bytes, adds their stored sizes (of every target value).
  */
 static bool
@@ -456,7 +513,7 @@ scan_targets(Batch *b, HeapTuple tuple, bool *reencode, int64 *bytes)
 		cx_inspect_datum(d, &sv);
 		if (bytes)
 			*bytes += sv.stored_bytes;
-		if (cx_value_needs_rewrite(&sv, b->method[i]))
+		if (cx_value_needs_rewrite(&sv, b->method[i]) || plain_to_compress(b, i, &sv))
 		{
 			needs = true;
 			if (reencode)
@@ -466,6 +523,28 @@ scan_targets(Batch *b, HeapTuple tuple, bool *reencode, int64 *bytes)
 		}
 	}
 	return needs;
+}
+
+/*
+ * Whether a stored row version holds a value in compressx's own format in a
+ * target column (moving to heap, every compressible column is one): heap
+ * cannot read it.
+ */
+static bool
+holds_own_value(Batch *b, HeapTuple tuple)
+{
+	for (int i = 0; i < b->desc->natts; i++)
+	{
+		bool		isnull;
+		Datum		d;
+
+		if (!b->target[i])
+			continue;
+		d = heap_getattr(tuple, i + 1, b->desc, &isnull);
+		if (!isnull && cx_is_own_datum(DatumGetPointer(d)))
+			return true;
+	}
+	return false;
 }
 
 /*
@@ -597,6 +676,8 @@ rewrite_row(OnlineRun *run, Batch *b, ItemPointer tid, LockWaitPolicy wait_polic
 		(void) scan_targets(b, oldtup, reencode, NULL);
 		result = cx_reencode_locked_row(b->rel, oldtup, b->settings, reencode,
 										cid, &newtid, &update_indexes);
+		if (result == TM_Ok && !ItemPointerIsValid(&newtid))
+			return TM_Ok;		/* uncompressed, and it would stay so */
 	}
 	else
 		result = reencode_heap_row(b, oldtup, cid, &newtid, &update_indexes);
@@ -696,7 +777,19 @@ run_batch(OnlineRun *run, BlockNumber *blk)
 			tuple.t_tableOid = RelationGetRelid(b.rel);
 			ItemPointerSet(&tuple.t_self, *blk, off);
 			if (!HeapTupleSatisfiesVisibility(&tuple, b.snapshot, buf))
+			{
+				/*
+				 * Moving to heap: a version this snapshot does not see may
+				 * still be seen by another (being inserted, recently
+				 * deleted).  One holding a compressx value keeps the table
+				 * from moving until it is dead (or its row rewritten).
+				 */
+				if (run->move == CX_MOVE_TO_HEAP &&
+					HeapTupleSatisfiesVacuum(&tuple, b.horizon, buf) != HEAPTUPLE_DEAD &&
+					holds_own_value(&b, &tuple))
+					run->pending++;
 				continue;
+			}
 			run->rows_checked++;
 			if (scan_targets(&b, &tuple, NULL, NULL))
 				offs[noffs++] = off;
@@ -811,42 +904,307 @@ retry_held(OnlineRun *run, ItemPointer tid)
 	report(run, CX_ONLINE_PHASE_RETRY);
 }
 
-/* Error unless the argument's access method is NULL or the table's own. */
+/*
+ * Step 1 on a partitioned table in the tree (it has no rows): the target
+ * becomes its setting, so partitions created later follow it.  compressx's
+ * setting under SHARE UPDATE EXCLUSIVE; attcompression, for pglz and lz4,
+ * under ACCESS EXCLUSIVE (queued at most max_lock_wait, retried), as
+ * recompress_table does.
+ */
 static void
-check_access_method(Name amname, bool is_cx)
+set_parent_target(OnlineRun *run, Oid parentid)
 {
-	const char *name = NameStr(*amname);
+	Relation	rel;
+	TargetColumn *targets;
+	int			ntargets;
+	char		method = cx_recompress_heap_method(&run->req);
 
-	if (strcmp(name, "heap") != 0 && strcmp(name, "compressx") != 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("access method \"%s\" is not supported by recompress_online", name),
-				 errhint("Use heap or compressx, or NULL to keep the table's access method.")));
-	if ((strcmp(name, "compressx") == 0) != is_cx)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("recompress_online cannot change the access method yet"),
-				 errhint("Pass NULL as access_method, or use ALTER TABLE .. SET ACCESS METHOD %s (which rewrites the table under ACCESS EXCLUSIVE lock).",
-						 name)));
+	if (run->req.codec == NULL)
+		return;
+	pgstat_progress_update_param(CX_ONLINE_PHASE, CX_ONLINE_PHASE_TARGET);
+	lock_table_exclusive(run, parentid, ShareUpdateExclusiveLock, CX_ONLINE_PHASE_TARGET);
+	rel = try_relation_open(parentid, NoLock);
+	if (rel == NULL)
+		return;					/* dropped meanwhile: nothing to set */
+	targets = cx_recompress_resolve_targets(rel, run->columns, method, &ntargets);
+	for (int t = 0; t < ntargets; t++)
+		cx_store_column_setting(parentid, targets[t].name,
+								get_attnum(parentid, targets[t].name),
+								run->req.codec, run->req.level_isnull,
+								run->req.level, true, 0, true);
+	relation_close(rel, NoLock);
+	if (method == InvalidCompressionMethod)
+		return;
+	lock_table_exclusive(run, parentid, AccessExclusiveLock, CX_ONLINE_PHASE_TARGET);
+	if (get_rel_relkind(parentid) == RELKIND_PARTITIONED_TABLE)
+		cx_set_column_compression(parentid, targets, ntargets);
 }
 
-/* The access method of relid, from the catalog (no lock). */
-static Oid
-relam_of(Oid relid)
+/*
+ * Moving to heap, step 1: every compressible column gets a setting of its
+ * own (a row of compressx.column_settings) that heap can read: the codec
+ * asked for, else the column's current codec when it is pglz, lz4 or none,
+ * else the method heap would use for it (attcompression, else
+ * default_toast_compression).  Own rows, so that no session's
+ * compressx.default_codec can bring zstd back.  Under SHARE UPDATE
+ * EXCLUSIVE, as set_column_codec.
+ */
+static void
+set_target_for_heap(OnlineRun *run)
 {
-	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
-	Oid			relam;
+	Relation	rel;
+	TargetColumn *targets;
+	int			ntargets;
+	CxColumnSetting *settings;
+
+	pgstat_progress_update_param(CX_ONLINE_PHASE, CX_ONLINE_PHASE_TARGET);
+	lock_table_exclusive(run, run->relid, ShareUpdateExclusiveLock, CX_ONLINE_PHASE_TARGET);
+	rel = open_checked(run);
+	settings = palloc(sizeof(CxColumnSetting) * Max(RelationGetDescr(rel)->natts, 1));
+	cx_resolve_settings(rel, settings);
+	targets = cx_recompress_resolve_targets(rel, NULL, cx_recompress_heap_method(&run->req),
+											&ntargets);
+	for (int t = 0; t < ntargets; t++)
+	{
+		AttrNumber	attnum = get_attnum(run->relid, targets[t].name);
+		Form_pg_attribute att = TupleDescAttr(RelationGetDescr(rel), attnum - 1);
+		const CxColumnSetting *cur = &settings[attnum - 1];
+		const CxCodec *codec = run->req.codec;
+		bool		level_isnull = run->req.level_isnull;
+		int			level = run->req.level;
+
+		if (codec == NULL && cur->codec->id != CX_CODEC_ZSTD)
+		{
+			codec = cur->codec;
+			level_isnull = false;
+			level = cur->level;
+		}
+		else if (codec == NULL)
+		{
+			char		m = CompressionMethodIsValid(att->attcompression) ?
+				att->attcompression : default_toast_compression;
+
+			codec = cx_codec_by_id(m == TOAST_LZ4_COMPRESSION ? CX_CODEC_LZ4 : CX_CODEC_PGLZ);
+			level_isnull = true;
+		}
+		cx_store_column_setting(run->relid, targets[t].name, attnum, codec,
+								level_isnull, level, true, 0, true);
+	}
+	table_close(rel, NoLock);
+}
+
+/*
+ * A mark of the rows of compressx.column_settings for relid (their row
+ * versions): any change to them since changes the mark.
+ */
+static uint64
+settings_mark(Oid relid)
+{
+	Oid			setid = cx_extension_table_oid("column_settings");
+	Relation	srel;
+	Snapshot	snap;
+	ScanKeyData key;
+	TableScanDesc scan;
+	HeapTuple	tup;
+	uint64		mark = 0;
+
+	if (!OidIsValid(setid))
+		return 0;
+	srel = table_open(setid, AccessShareLock);
+	snap = RegisterSnapshot(GetLatestSnapshot());
+	ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(relid));
+	scan = table_beginscan(srel, snap, 1, &key);
+	while ((tup = heap_getnext(scan, ForwardScanDirection)) != NULL)
+	{
+		uint64		v[2];
+
+		v[0] = HeapTupleHeaderGetXmin(tup->t_data);
+		v[1] = ((uint64) ItemPointerGetBlockNumber(&tup->t_self) << 16) |
+			ItemPointerGetOffsetNumber(&tup->t_self);
+		mark += hash_bytes_extended((const unsigned char *) v, sizeof(v), 0x4358);
+	}
+	table_endscan(scan);
+	UnregisterSnapshot(snap);
+	table_close(srel, AccessShareLock);
+	return mark;
+}
+
+/*
+ * Moving to heap: wait until every transaction that held a lock on the table
+ * conflicting with SHARE (every writer) when the settings changed has ended.
+ * Writers after that read the new settings when they lock the table, so
+ * they write no compressx value: new values follow the settings, and an
+ * UPDATE re-encodes an unchanged zstd value once its column is no longer
+ * zstd (am_write.c).  The wait holds no lock on the table: nobody queues
+ * behind it.
+ */
+static void
+wait_for_writers(OnlineRun *run)
+{
+	LOCKTAG		tag;
+
+	pgstat_progress_update_param(CX_ONLINE_PHASE, CX_ONLINE_PHASE_WRITERS);
+	SET_LOCKTAG_RELATION(tag, MyDatabaseId, run->relid);
+	WaitForLockers(tag, ShareLock, false);
+}
+
+/*
+ * Error if a publication would publish relid: directly, through a
+ * partition ancestor, through its schema or an ancestor's, or FOR ALL
+ * TABLES.  compressx tables cannot be published (the publication guard of
+ * the install script says why).
+ */
+static void
+check_not_published(Oid relid)
+{
+	List	   *rels = list_make1_oid(relid);
+	List	   *pubs = GetAllTablesPublications();
+	ListCell   *lc;
+
+	if (get_rel_relispartition(relid))
+		rels = list_concat(rels, get_partition_ancestors(relid));
+	foreach(lc, rels)
+	{
+		Oid			r = lfirst_oid(lc);
+
+		pubs = list_concat(pubs, GetRelationPublications(r));
+		pubs = list_concat(pubs, GetSchemaPublications(get_rel_namespace(r)));
+	}
+	if (pubs != NIL)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("compressx table \"%s\" cannot be part of publication \"%s\"",
+						get_rel_name(relid), get_publication_name(linitial_oid(pubs), false)),
+				 errdetail("Logical replication decodes WAL, not the table access method, so it cannot read values compressx stores in its own format."),
+				 errhint("Leave the table out of the publication, or keep it stored by heap.")));
+}
+
+/*
+ * Point relid at access method amoid: pg_class.relam and its dependency,
+ * as ALTER TABLE .. SET ACCESS METHOD leaves them, without a rewrite (the
+ * stored rows suit both: see move_to_compressx and move_to_heap).  The
+ * caller holds ACCESS EXCLUSIVE, so no statement spans the change; the
+ * update invalidates every backend's relcache entry.
+ */
+static void
+set_relam(Oid relid, Oid amoid)
+{
+	Relation	classrel = table_open(RelationRelationId, RowExclusiveLock);
+	HeapTuple	tup = SearchSysCacheCopy1(RELOID, ObjectIdGetDatum(relid));
+	Form_pg_class form;
+	Oid			oldam;
 
 	if (!HeapTupleIsValid(tup))
 		elog(ERROR, "cache lookup failed for relation %u", relid);
-	relam = ((Form_pg_class) GETSTRUCT(tup))->relam;
-	ReleaseSysCache(tup);
-	return relam;
+	form = (Form_pg_class) GETSTRUCT(tup);
+	oldam = form->relam;
+	form->relam = amoid;
+	CatalogTupleUpdate(classrel, &tup->t_self, tup);
+	if (changeDependencyFor(RelationRelationId, relid, AccessMethodRelationId,
+							oldam, amoid) != 1)
+		elog(ERROR, "failed to change access method dependency for relation \"%s\"",
+			 get_rel_name(relid));
+	InvokeObjectPostAlterHook(RelationRelationId, relid, 0);
+	heap_freetuple(tup);
+	table_close(classrel, RowExclusiveLock);
+	CommandCounterIncrement();
+}
+
+/*
+ * heap -> compressx, before any pass: compressx reads every value heap
+ * stores (core's formats), so only relam changes, under ACCESS EXCLUSIVE
+ * (queued at most max_lock_wait, retried).  The passes that follow bring
+ * the values to the settings (which start from attcompression).
+ */
+static void
+move_to_compressx(OnlineRun *run)
+{
+	Relation	rel;
+
+	pgstat_progress_update_param(CX_ONLINE_PHASE, CX_ONLINE_PHASE_AM);
+	check_not_published(run->relid);
+	lock_table_exclusive(run, run->relid, AccessExclusiveLock, CX_ONLINE_PHASE_AM);
+	rel = open_checked(run);
+	check_not_published(run->relid);
+	table_close(rel, NoLock);
+	set_relam(run->relid, run->target_am);
+	run->is_cx = true;
+	run->move = CX_MOVE_NONE;
+}
+
+/*
+ * compressx -> heap, after a pass that found no compressx value in any row
+ * version still visible to anyone, begun after wait_for_writers(): from
+ * then on no writer stores one (see there), so the table holds none.
+ * Under ACCESS EXCLUSIVE, checks the settings are those the pass ran with
+ * (each column its own, none zstd, none changed since: set_column_codec
+ * meanwhile would void the proof), sets attcompression to the codec asked
+ * for, and changes relam.  Returns false, changing nothing, when the
+ * settings changed: the caller starts over.
+ */
+static bool
+move_to_heap(OnlineRun *run, uint64 mark)
+{
+	Relation	rel;
+	TargetColumn *targets;
+	int			ntargets;
+	CxColumnSetting *settings;
+	bool		ok;
+
+	pgstat_progress_update_param(CX_ONLINE_PHASE, CX_ONLINE_PHASE_AM);
+	lock_table_exclusive(run, run->relid, AccessExclusiveLock, CX_ONLINE_PHASE_AM);
+	rel = open_checked(run);
+	settings = palloc(sizeof(CxColumnSetting) * Max(RelationGetDescr(rel)->natts, 1));
+	cx_resolve_settings(rel, settings);
+	targets = cx_recompress_resolve_targets(rel, NULL, cx_recompress_heap_method(&run->req),
+											&ntargets);
+	ok = settings_mark(run->relid) == mark;
+	for (int t = 0; ok && t < ntargets; t++)
+	{
+		const CxColumnSetting *cs = &settings[get_attnum(run->relid, targets[t].name) - 1];
+
+		ok = cs->explicit_setting && cs->codec->id != CX_CODEC_ZSTD;
+	}
+	table_close(rel, NoLock);
+	if (!ok)
+	{
+		run->retries++;
+		return false;
+	}
+	if (run->req.codec != NULL)
+		cx_set_column_compression(run->relid, targets, ntargets);
+	set_relam(run->relid, HEAP_TABLE_AM_OID);
+	run->is_cx = false;
+	run->move = CX_MOVE_NONE;
+	return true;
+}
+
+/*
+ * The access method the argument names (heap or compressx), InvalidOid for
+ * NULL.
+ */
+static Oid
+target_access_method(FunctionCallInfo fcinfo, int argno)
+{
+	const char *name;
+
+	if (PG_ARGISNULL(argno))
+		return InvalidOid;
+	name = NameStr(*PG_GETARG_NAME(argno));
+	if (strcmp(name, "heap") == 0)
+		return HEAP_TABLE_AM_OID;
+	if (strcmp(name, "compressx") == 0)
+		return get_table_am_oid("compressx", false);
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("access method \"%s\" is not supported by recompress_online", name),
+			 errhint("Use heap or compressx, or NULL to keep the table's access method.")));
+	return InvalidOid;			/* keep compiler quiet */
 }
 
 /* Bad input that needs no lock: refused before anything happens. */
 static void
-check_target(Oid relid)
+check_target(Oid relid, bool partitioned_ok)
 {
 	char		relkind = get_rel_relkind(relid);
 	Oid			nsp = get_rel_namespace(relid);
@@ -859,16 +1217,13 @@ check_target(Oid relid)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("cannot recompress system catalog \"%s\"", name)));
-	if (relkind == RELKIND_PARTITIONED_TABLE)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("recompress_online does not support partitioned tables yet"),
-				 errhint("Call it for each partition of \"%s\".", name)));
+	if (relkind == RELKIND_PARTITIONED_TABLE && partitioned_ok)
+		return;
 	if (relkind != RELKIND_RELATION)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("\"%s\" is not a table", name),
-				 errdetail("recompress_online rewrites tables stored by heap or compressx.")));
+				 errdetail("recompress_online rewrites tables stored by heap or compressx, and partitioned tables partition by partition.")));
 	if (get_rel_persistence(relid) == RELPERSISTENCE_TEMP)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -876,36 +1231,14 @@ check_target(Oid relid)
 				 errhint("No other session can use a temporary table: use recompress_table.")));
 }
 
+/*
+ * The passes over the table, until one finds nothing to rewrite and no row
+ * held (and, moving to heap, no compressx value in a row version someone
+ * may still see).
+ */
 static void
-run_online(OnlineRun *run)
+run_passes(OnlineRun *run)
 {
-	Relation	rel;
-	float4		reltuples;
-
-	/* the checks that need the relation, under a lock nobody waits for */
-	lock_table(run, AccessShareLock);
-	rel = try_relation_open(run->relid, NoLock);
-	if (rel == NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_TABLE),
-				 errmsg("relation with OID %u does not exist", run->relid)));
-	cx_check_table_relkind(rel);
-	run->is_cx = cx_is_compressx_relation(rel);
-	cx_recompress_check_request(rel, &run->req);
-	{
-		int			n;
-
-		/* unknown or uncompressible columns */
-		(void) cx_recompress_resolve_targets(rel, run->columns,
-											 cx_recompress_heap_method(&run->req), &n);
-	}
-	reltuples = rel->rd_rel->reltuples;
-	relation_close(rel, NoLock);
-	pgstat_progress_update_param(CX_ONLINE_ROWS_TOTAL, reltuples < 0 ? 0 : (int64) reltuples);
-
-	set_target(run);
-	SPI_commit();
-
 	for (;;)
 	{
 		BlockNumber blk = 0;
@@ -915,6 +1248,7 @@ run_online(OnlineRun *run)
 		run->pass++;
 		run->next_off = InvalidOffsetNumber;
 		run->nheld = 0;
+		run->pending = 0;
 		run->pass_changed = false;
 		report(run, CX_ONLINE_PHASE_REWRITE);
 		while (!run_batch(run, &blk))
@@ -935,12 +1269,147 @@ run_online(OnlineRun *run)
 			pfree(held);
 
 		/* done when a pass found nothing to do and no row is still held */
-		if (!run->pass_changed && run->nheld == 0 && nheld == 0)
+		if (!run->pass_changed && run->nheld == 0 && nheld == 0 && run->pending == 0)
 			break;
-		/* rows still held after a wait: another pass, after a short nap */
-		if (!run->pass_changed)
-			nap(Min(Max(run->max_wait_ms, 10), 1000));
+		if (run->pass_changed)
+			continue;
+		/* rows still held after a wait, or old versions: another pass, later */
+		report(run, run->pending > 0 ? CX_ONLINE_PHASE_OLD : CX_ONLINE_PHASE_RETRY);
+		nap(Min(Max(run->max_wait_ms, 10), 1000));
 	}
+}
+
+/* One table (a partition of a partitioned one): checks, target, passes. */
+static void
+run_online(OnlineRun *run)
+{
+	Relation	rel;
+	float4		reltuples;
+
+	/* the checks that need the relation, under a lock nobody waits for */
+	lock_table(run, AccessShareLock);
+	rel = try_relation_open(run->relid, NoLock);
+	if (rel == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", run->relid)));
+	cx_check_table_relkind(rel);
+	run->is_cx = cx_is_compressx_relation(rel);
+	run->move = CX_MOVE_NONE;
+	if (OidIsValid(run->target_am) && run->target_am != rel->rd_rel->relam)
+		run->move = run->target_am == HEAP_TABLE_AM_OID ? CX_MOVE_TO_HEAP : CX_MOVE_TO_CX;
+	cx_recompress_check_request_for(rel, &run->req,
+									run->move == CX_MOVE_NONE ? !run->is_cx :
+									run->move == CX_MOVE_TO_HEAP);
+	{
+		int			n;
+
+		/* unknown or uncompressible columns */
+		(void) cx_recompress_resolve_targets(rel, run->columns,
+											 cx_recompress_heap_method(&run->req), &n);
+	}
+	reltuples = rel->rd_rel->reltuples;
+	relation_close(rel, NoLock);
+	if (run->move == CX_MOVE_TO_CX)
+		check_not_published(run->relid);
+	pgstat_progress_update_multi_param(2, (const int[]) {CX_ONLINE_TABLE, CX_ONLINE_ROWS_TOTAL},
+									   (const int64[]) {run->relid, reltuples < 0 ? 0 : (int64) reltuples});
+
+	if (run->move == CX_MOVE_TO_CX)
+	{
+		move_to_compressx(run);
+		SPI_commit();
+	}
+	if (run->move != CX_MOVE_TO_HEAP)
+	{
+		set_target(run);
+		SPI_commit();
+		run_passes(run);
+		return;
+	}
+
+	/*
+	 * compressx -> heap: settings heap can read, a wait for the writers
+	 * that started before them, passes until no row version anyone may see
+	 * holds a compressx value, then relam.  Settings changed meanwhile void
+	 * the proof: again from the settings.
+	 */
+	for (;;)
+	{
+		uint64		mark;
+
+		set_target_for_heap(run);
+		SPI_commit();
+		wait_for_writers(run);
+		mark = settings_mark(run->relid);
+		SPI_commit();
+		run_passes(run);
+		if (move_to_heap(run, mark))
+			break;
+		SPI_commit();
+	}
+	SPI_commit();
+}
+
+/* The advisory lock marking a run on relid, taken without waiting. */
+static void
+claim_table(LOCKTAG *tag, Oid relid)
+{
+	SET_LOCKTAG_ADVISORY(*tag, MyDatabaseId, relid, 0, CX_ONLINE_LOCK_FIELD4);
+	if (LockAcquire(tag, ExclusiveLock, true, true) == LOCKACQUIRE_NOT_AVAIL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_IN_USE),
+				 errmsg("recompress_online is already running on table \"%s\"",
+						get_rel_name(relid)),
+				 errhint("Wait for it to finish, or cancel it (see compressx.recompress_online_progress).")));
+}
+
+/*
+ * Every table of the run: relid itself, or for a partitioned table its
+ * partitioned tables first (their settings), then its leaf partitions in
+ * turn, each a run of its own under its own advisory lock.
+ */
+static void
+run_tables(OnlineRun *run, Oid relid, List *rels)
+{
+	ListCell   *lc;
+	int64		done = 0;
+
+	pgstat_progress_update_param(CX_ONLINE_TABLES_TOTAL, list_length(rels));
+	foreach(lc, rels)
+	{
+		Oid			r = lfirst_oid(lc);
+
+		if (get_rel_relkind(r) == RELKIND_PARTITIONED_TABLE)
+		{
+			set_parent_target(run, r);
+			SPI_commit();
+			pgstat_progress_update_param(CX_ONLINE_TABLES_DONE, ++done);
+		}
+	}
+	foreach(lc, rels)
+	{
+		Oid			r = lfirst_oid(lc);
+		LOCKTAG		tag;
+
+		if (get_rel_relkind(r) != RELKIND_RELATION)
+			continue;			/* dropped or detached meanwhile */
+		if (r != relid)
+			claim_table(&tag, r);
+		PG_TRY();
+		{
+			run->relid = r;
+			run_online(run);
+		}
+		PG_FINALLY();
+		{
+			if (r != relid)
+				LockRelease(&tag, ExclusiveLock, true);
+		}
+		PG_END_TRY();
+		pgstat_progress_update_param(CX_ONLINE_TABLES_DONE, ++done);
+	}
+	run->relid = relid;
 }
 
 /*
@@ -954,6 +1423,7 @@ compressx_recompress_online(PG_FUNCTION_ARGS)
 	OnlineRun	run;
 	LOCKTAG		tag;
 	bool		nonatomic;
+	List	   *rels;
 
 	nonatomic = fcinfo->context && IsA(fcinfo->context, CallContext) &&
 		!castNode(CallContext, fcinfo->context)->atomic;
@@ -975,6 +1445,12 @@ compressx_recompress_online(PG_FUNCTION_ARGS)
 								PG_ARGISNULL(2), PG_ARGISNULL(2) ? 0 : PG_GETARG_INT32(2),
 								&run.req);
 	run.columns = PG_ARGISNULL(3) ? NULL : PG_GETARG_ARRAYTYPE_P_COPY(3);
+	run.target_am = target_access_method(fcinfo, 4);
+	if (run.target_am == HEAP_TABLE_AM_OID && run.columns != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("columns must be NULL when access_method is heap"),
+				 errdetail("Every column of a table stored by heap must hold values heap can read.")));
 	run.batch_rows = CX_ONLINE_DEFAULT_BATCH;
 	if (!PG_ARGISNULL(5))
 	{
@@ -1001,25 +1477,25 @@ compressx_recompress_online(PG_FUNCTION_ARGS)
 		run.max_wait_ms = Min(us / 1000, (int64) INT_MAX);
 	}
 
-	/* privileges and kinds before any lock */
-	check_target(run.relid);
-	if (!PG_ARGISNULL(4))
-		check_access_method(PG_GETARG_NAME(4),
-							relam_of(run.relid) != HEAP_TABLE_AM_OID);
+	/* privileges and kinds before any lock, for every partition too */
+	check_target(run.relid, true);
+	if (get_rel_relkind(run.relid) == RELKIND_PARTITIONED_TABLE)
+	{
+		ListCell   *lc;
+
+		rels = find_all_inheritors(run.relid, NoLock, NULL);
+		foreach(lc, rels)
+			check_target(lfirst_oid(lc), true);
+	}
+	else
+		rels = list_make1_oid(run.relid);
 
 	/*
 	 * One run per table: a session-level lock (an advisory lock on the
 	 * table's OID, shown in pg_locks), released when the run ends, fails,
-	 * or the session ends.
+	 * or the session ends.  A partition's is taken when its turn comes.
 	 */
-	SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, run.relid, 0, CX_ONLINE_LOCK_FIELD4);
-	if (LockAcquire(&tag, ExclusiveLock, true, true) == LOCKACQUIRE_NOT_AVAIL)
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_IN_USE),
-				 errmsg("recompress_online is already running on table \"%s\"",
-						get_rel_name(run.relid)),
-				 errhint("Wait for it to finish, or cancel it (see compressx.recompress_online_progress).")));
-
+	claim_table(&tag, run.relid);
 	PG_TRY();
 	{
 		SPI_connect_ext(SPI_OPT_NONATOMIC);
@@ -1030,17 +1506,15 @@ compressx_recompress_online(PG_FUNCTION_ARGS)
 
 			pgstat_progress_update_multi_param(2, idx, val);
 		}
-		run_online(&run);
+		run_tables(&run, run.relid, rels);
 		pgstat_progress_end_command();
 		SPI_finish();
 	}
-	PG_CATCH();
+	PG_FINALLY();
 	{
 		LockRelease(&tag, ExclusiveLock, true);
-		PG_RE_THROW();
 	}
 	PG_END_TRY();
-	LockRelease(&tag, ExclusiveLock, true);
 
 	ereport(NOTICE,
 			(errmsg("recompress_online rewrote %lld rows of \"%s\" in %lld passes",

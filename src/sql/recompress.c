@@ -604,8 +604,17 @@ cx_recompress_parse_request(bool codec_isnull, text *codec_text,
 void
 cx_recompress_check_request(Relation rel, const CxRecompressRequest *req)
 {
-	if (!RELKIND_HAS_STORAGE(rel->rd_rel->relkind) || cx_is_compressx_relation(rel) ||
-		req->codec == NULL)
+	if (!RELKIND_HAS_STORAGE(rel->rd_rel->relkind))
+		return;
+	cx_recompress_check_request_for(rel, req, !cx_is_compressx_relation(rel));
+}
+
+/* The same, for the table stored by heap (heap_target) or by compressx. */
+void
+cx_recompress_check_request_for(Relation rel, const CxRecompressRequest *req,
+								bool heap_target)
+{
+	if (!heap_target || req->codec == NULL)
 		return;
 	if (req->codec->id == CX_CODEC_ZSTD)
 		ereport(ERROR,

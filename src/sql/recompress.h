@@ -42,6 +42,10 @@ extern void cx_recompress_parse_request(bool codec_isnull, text *codec_text,
 /* Error unless the request suits rel's access method (heap: pglz, lz4). */
 extern void cx_recompress_check_request(Relation rel, const CxRecompressRequest *req);
 
+/* The same, for rel stored by heap (heap_target) or by compressx. */
+extern void cx_recompress_check_request_for(Relation rel, const CxRecompressRequest *req,
+											bool heap_target);
+
 /* Core method char for heap columns: pglz/lz4 or invalid (column's own). */
 extern char cx_recompress_heap_method(const CxRecompressRequest *req);
 
