@@ -46,6 +46,7 @@
 #include "access/tableam.h"
 #include "access/toast_compression.h"
 #include "access/toast_internals.h"
+#include "access/transam.h"
 #include "access/xact.h"
 #include "catalog/catalog.h"
 #include "catalog/dependency.h"
@@ -72,6 +73,7 @@
 #include "storage/latch.h"
 #include "storage/lmgr.h"
 #include "storage/lock.h"
+#include "storage/proc.h"
 #include "storage/procarray.h"
 #include "utils/builtins.h"
 #include "utils/datetime.h"
@@ -1049,6 +1051,36 @@ wait_for_writers(OnlineRun *run)
 }
 
 /*
+ * Moving to heap, after a pass that found compressx values only in row
+ * versions its snapshot does not see (being inserted, or replaced but still
+ * visible to older snapshots): wait for every transaction of this database
+ * that has a snapshot now to end, as CREATE INDEX CONCURRENTLY waits for
+ * old snapshots.  Then those versions are either visible to all or dead,
+ * and the next pass rewrites or skips them.  Holds no table lock.
+ */
+static void
+wait_for_old_snapshots(OnlineRun *run)
+{
+	int			n;
+	VirtualTransactionId *vxids;
+
+	report(run, CX_ONLINE_PHASE_OLD);
+	vxids = GetCurrentVirtualXIDs(ReadNextTransactionId(), true, false,
+								  PROC_IS_AUTOVACUUM | PROC_IN_VACUUM, &n);
+	for (int i = 0; i < n; i++)
+		(void) VirtualXactLock(vxids[i], true);
+	pfree(vxids);
+
+	/*
+	 * Nobody to wait for: the horizon is held by something without a
+	 * transaction here (a replication slot, a standby's feedback).  The
+	 * next pass comes after a nap.
+	 */
+	if (n == 0)
+		nap(1000);
+}
+
+/*
  * Error if a publication would publish relid: directly, through a
  * partition ancestor, through its schema or an ancestor's, or FOR ALL
  * TABLES.  compressx tables cannot be published (the publication guard of
@@ -1273,8 +1305,14 @@ run_passes(OnlineRun *run)
 			break;
 		if (run->pass_changed)
 			continue;
-		/* rows still held after a wait, or old versions: another pass, later */
-		report(run, run->pending > 0 ? CX_ONLINE_PHASE_OLD : CX_ONLINE_PHASE_RETRY);
+		if (run->pending > 0)
+		{
+			wait_for_old_snapshots(run);
+			SPI_commit();
+			continue;
+		}
+		/* rows still held after a wait: another pass, after a short nap */
+		report(run, CX_ONLINE_PHASE_RETRY);
 		nap(Min(Max(run->max_wait_ms, 10), 1000));
 	}
 }
