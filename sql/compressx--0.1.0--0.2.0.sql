@@ -376,3 +376,68 @@ GRANT SELECT ON compressx.recompress_online_progress TO PUBLIC;
 
 COMMENT ON VIEW compressx.recompress_online_progress IS
 'one row per running compressx.recompress_online call';
+
+-- recompress_online: the tables of runs that have not completed (resume by
+-- CALLing again, or abandon with recompress_online_cleanup), with the
+-- settings they had before the first such run.  Written by the procedure
+-- and the cleanup function only (as the extension's owner, after checking
+-- the caller owns the table); read through the view below.
+CREATE TABLE compressx.online_runs (
+    relid regclass PRIMARY KEY,
+    started_at timestamptz NOT NULL,
+    codec text,
+    level integer,
+    columns name[],
+    access_method name,
+    settings_before jsonb,          -- its rows of compressx.column_settings
+    compression_before text         -- attnum:attcompression of its columns
+) USING heap;
+REVOKE ALL ON compressx.online_runs FROM PUBLIC;
+
+COMMENT ON TABLE compressx.online_runs IS
+'tables with a compressx.recompress_online run that has not completed; see compressx.recompress_online_leftovers';
+
+CREATE VIEW compressx.recompress_online_leftovers AS
+SELECT r.relid AS relation,
+       r.started_at,
+       r.codec,
+       r.level,
+       r.columns,
+       r.access_method AS target_access_method,
+       a.amname AS access_method,
+       pg_catalog.format('CALL compressx.recompress_online(%L, %L, %s, %L, %L)',
+                         r.relid::pg_catalog.text, r.codec,
+                         COALESCE(r.level::pg_catalog.text, 'NULL'),
+                         r.columns, r.access_method) AS resume,
+       pg_catalog.format('SELECT compressx.recompress_online_cleanup(%L)',
+                         r.relid::pg_catalog.text) AS cleanup
+FROM compressx.online_runs r
+JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) r.relid::pg_catalog.oid
+LEFT JOIN pg_catalog.pg_am a ON a.oid OPERATOR(pg_catalog.=) c.relam
+WHERE pg_catalog.pg_has_role(c.relowner, 'USAGE')
+  AND NOT EXISTS (
+      SELECT FROM pg_catalog.pg_locks l,
+                  (SELECT r.relid
+                   UNION
+                   SELECT p.relid FROM pg_catalog.pg_partition_ancestors(r.relid) p) anc
+      WHERE l.locktype OPERATOR(pg_catalog.=) 'advisory'
+        AND l.granted
+        AND l.database OPERATOR(pg_catalog.=)
+            (SELECT d.oid FROM pg_catalog.pg_database d
+             WHERE d.datname OPERATOR(pg_catalog.=) pg_catalog.current_database())
+        AND l.classid OPERATOR(pg_catalog.=) anc.relid::pg_catalog.oid
+        AND l.objid OPERATOR(pg_catalog.=) 0::pg_catalog.oid
+        AND l.objsubid OPERATOR(pg_catalog.=) 17240::pg_catalog.int2);
+
+GRANT SELECT ON compressx.recompress_online_leftovers TO PUBLIC;
+
+COMMENT ON VIEW compressx.recompress_online_leftovers IS
+'tables whose compressx.recompress_online run was interrupted (cancel, error, crash) and is not running now';
+
+CREATE FUNCTION compressx.recompress_online_cleanup(rel regclass)
+RETURNS text
+AS 'MODULE_PATHNAME', 'compressx_recompress_online_cleanup'
+LANGUAGE C STRICT;
+
+COMMENT ON FUNCTION compressx.recompress_online_cleanup(regclass) IS
+'abandon an interrupted recompress_online run: restore the column settings the table had before it';

@@ -495,6 +495,9 @@ cx_resolve_settings_of(Relation rel, Oid relid, CxColumnSetting *out)
 	memcpy(out, rs->items, sizeof(CxColumnSetting) * natts);
 }
 
+static Datum settings_exec(const char *sql, int nargs, Oid *types, Datum *values,
+						   const char *nulls, bool as_text);
+
 /*
  * Run SQL against the settings table as its owner: callers have checked
  * that the current user owns the table whose settings change.  Returns the
@@ -503,7 +506,29 @@ cx_resolve_settings_of(Relation rel, Oid relid, CxColumnSetting *out)
 int32
 cx_settings_exec(const char *sql, int nargs, Oid *types, Datum *values, const char *nulls)
 {
-	int32		result = 0;
+	Datum		d = settings_exec(sql, nargs, types, values, nulls, false);
+
+	return DatumGetInt32(d);
+}
+
+/*
+ * The same, returning the first column of the first row as a text in the
+ * caller's memory context, or NULL.
+ */
+text *
+cx_settings_exec_text(const char *sql, int nargs, Oid *types, Datum *values,
+					  const char *nulls)
+{
+	Datum		d = settings_exec(sql, nargs, types, values, nulls, true);
+
+	return (text *) DatumGetPointer(d);
+}
+
+static Datum
+settings_exec(const char *sql, int nargs, Oid *types, Datum *values, const char *nulls,
+			  bool as_text)
+{
+	Datum		result = as_text ? PointerGetDatum(NULL) : Int32GetDatum(0);
 	Oid			tableoid = cx_extension_table_oid("column_settings");
 	Oid			save_userid;
 	int			save_sec_context;
@@ -536,8 +561,10 @@ cx_settings_exec(const char *sql, int nargs, Oid *types, Datum *values, const ch
 		bool		isnull;
 		Datum		d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
 
-		if (!isnull)
-			result = DatumGetInt32(d);
+		if (!isnull && as_text)
+			result = SPI_datumTransfer(d, false, -1);
+		else if (!isnull)
+			result = d;
 	}
 	SPI_finish();
 	AtEOXact_GUC(true, save_nestlevel);

@@ -58,6 +58,8 @@ extern void cx_settings_init(void);
  */
 extern int32 cx_settings_exec(const char *sql, int nargs, Oid *types,
 							 Datum *values, const char *nulls);
+extern text *cx_settings_exec_text(const char *sql, int nargs, Oid *types,
+								   Datum *values, const char *nulls);
 
 /*
  * Errors unless relid is a table the user owns that may have settings (not

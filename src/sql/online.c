@@ -97,6 +97,7 @@
 #include "storage/format.h"
 
 PG_FUNCTION_INFO_V1(compressx_recompress_online);
+PG_FUNCTION_INFO_V1(compressx_recompress_online_cleanup);
 
 /*
  * Progress, in the CLUSTER slot (it survives the procedure's commits and is
@@ -1234,6 +1235,57 @@ target_access_method(FunctionCallInfo fcinfo, int argno)
 	return InvalidOid;			/* keep compiler quiet */
 }
 
+/*
+ * Record a run on relid in compressx.online_runs, with the table's settings
+ * as they are (compressx's rows, attcompression), unless a run interrupted
+ * earlier recorded it already: then the settings of before that run stay,
+ * for recompress_online_cleanup.  Rows of tables that no longer exist go.
+ */
+static void
+record_run(OnlineRun *run, Oid relid)
+{
+	Oid			types[5] = {OIDOID, TEXTOID, INT4OID, NAMEARRAYOID, TEXTOID};
+	Datum		values[5];
+	char		nulls[5] = {' ', ' ', ' ', ' ', ' '};
+
+	if (!OidIsValid(cx_extension_table_oid("online_runs")))
+		return;					/* extension not updated to 0.2.0 yet */
+	values[0] = ObjectIdGetDatum(relid);
+	values[1] = run->req.codec ? CStringGetTextDatum(run->req.codec->name) : (Datum) 0;
+	nulls[1] = run->req.codec ? ' ' : 'n';
+	values[2] = Int32GetDatum(run->req.level);
+	nulls[2] = run->req.level_isnull ? 'n' : ' ';
+	values[3] = PointerGetDatum(run->columns);
+	nulls[3] = run->columns ? ' ' : 'n';
+	values[4] = OidIsValid(run->target_am) ?
+		CStringGetTextDatum(run->target_am == HEAP_TABLE_AM_OID ? "heap" : "compressx") : (Datum) 0;
+	nulls[4] = OidIsValid(run->target_am) ? ' ' : 'n';
+	cx_settings_exec("DELETE FROM compressx.online_runs r WHERE NOT EXISTS "
+					 "(SELECT FROM pg_class c WHERE c.oid = r.relid::oid)",
+					 0, NULL, NULL, NULL);
+	cx_settings_exec("INSERT INTO compressx.online_runs "
+					 "SELECT $1::oid::regclass, now(), $2, $3, $4, $5, "
+					 "(SELECT jsonb_agg(to_jsonb(s) - 'relid' ORDER BY s.attnum) "
+					 " FROM compressx.column_settings s WHERE s.relid = $1), "
+					 "(SELECT string_agg(a.attnum || ':' || a.attcompression::text, ',' ORDER BY a.attnum) "
+					 " FROM pg_attribute a WHERE a.attrelid = $1 AND a.attnum > 0 "
+					 " AND NOT a.attisdropped AND a.attlen = -1) "
+					 "ON CONFLICT (relid) DO NOTHING",
+					 5, types, values, nulls);
+}
+
+/* The run on relid completed: forget it. */
+static void
+forget_run(Oid relid)
+{
+	Oid			types[1] = {OIDOID};
+	Datum		values[1] = {ObjectIdGetDatum(relid)};
+
+	if (OidIsValid(cx_extension_table_oid("online_runs")))
+		cx_settings_exec("DELETE FROM compressx.online_runs WHERE relid = $1",
+						 1, types, values, NULL);
+}
+
 /* Bad input that needs no lock: refused before anything happens. */
 static void
 check_target(Oid relid, bool partitioned_ok)
@@ -1353,6 +1405,7 @@ run_online(OnlineRun *run)
 	pgstat_progress_update_multi_param(2, (const int[]) {CX_ONLINE_TABLE, CX_ONLINE_ROWS_TOTAL},
 									   (const int64[]) {run->relid, reltuples < 0 ? 0 : (int64) reltuples});
 
+	record_run(run, run->relid);
 	if (run->move == CX_MOVE_TO_CX)
 	{
 		move_to_compressx(run);
@@ -1363,6 +1416,8 @@ run_online(OnlineRun *run)
 		set_target(run);
 		SPI_commit();
 		run_passes(run);
+		forget_run(run->relid);
+		SPI_commit();
 		return;
 	}
 
@@ -1386,6 +1441,7 @@ run_online(OnlineRun *run)
 			break;
 		SPI_commit();
 	}
+	forget_run(run->relid);
 	SPI_commit();
 }
 
@@ -1420,6 +1476,7 @@ run_tables(OnlineRun *run, Oid relid, List *rels)
 
 		if (get_rel_relkind(r) == RELKIND_PARTITIONED_TABLE)
 		{
+			record_run(run, r);
 			set_parent_target(run, r);
 			SPI_commit();
 			pgstat_progress_update_param(CX_ONLINE_TABLES_DONE, ++done);
@@ -1447,6 +1504,12 @@ run_tables(OnlineRun *run, Oid relid, List *rels)
 		PG_END_TRY();
 		pgstat_progress_update_param(CX_ONLINE_TABLES_DONE, ++done);
 	}
+	foreach(lc, rels)
+	{
+		if (get_rel_relkind(lfirst_oid(lc)) == RELKIND_PARTITIONED_TABLE)
+			forget_run(lfirst_oid(lc));
+	}
+	SPI_commit();
 	run->relid = relid;
 }
 
@@ -1562,4 +1625,146 @@ compressx_recompress_online(PG_FUNCTION_ARGS)
 					   (long long) run.bytes_before, (long long) run.bytes_after,
 					   (long long) run.retries)));
 	PG_RETURN_VOID();
+}
+
+/*
+ * Restore the settings relid had before its interrupted run and forget the
+ * run; false when no run of relid is recorded.  compressx's rows under
+ * SHARE UPDATE EXCLUSIVE (as set_column_codec), attcompression, where it
+ * differs, under ACCESS EXCLUSIVE (as ALTER COLUMN .. SET COMPRESSION),
+ * both waited for as those commands wait.
+ */
+static bool
+cleanup_table(Oid relid)
+{
+	Oid			types[1] = {OIDOID};
+	Datum		values[1] = {ObjectIdGetDatum(relid)};
+	text	   *before;
+	char	   *list;
+	char	   *item;
+	char	   *save;
+	TargetColumn *targets;
+	int			ntargets = 0;
+	int			maxtargets = 8;
+
+	LockRelationOid(relid, ShareUpdateExclusiveLock);
+	if (cx_settings_exec("SELECT count(*)::int4 FROM compressx.online_runs WHERE relid = $1",
+						 1, types, values, NULL) == 0)
+		return false;
+	cx_settings_exec("DELETE FROM compressx.column_settings WHERE relid = $1",
+					 1, types, values, NULL);
+	cx_settings_exec("INSERT INTO compressx.column_settings "
+					 "(relid, attname, attnum, codec, level, min_size, dict_id) "
+					 "SELECT $1::oid::regclass, a.attname, a.attnum, x.codec, x.level, "
+					 "       x.min_size, x.dict_id "
+					 "FROM compressx.online_runs r, "
+					 "     jsonb_to_recordset(r.settings_before) AS x(attnum smallint, codec text, "
+					 "         level int, min_size int, dict_id int) "
+					 "JOIN pg_attribute a ON a.attrelid = $1 AND a.attnum = x.attnum "
+					 "     AND NOT a.attisdropped "
+					 "WHERE r.relid = $1",
+					 1, types, values, NULL);
+	before = cx_settings_exec_text("SELECT compression_before FROM compressx.online_runs "
+								   "WHERE relid = $1", 1, types, values, NULL);
+
+	/* attcompression: "attnum:method,..." (method empty: the default) */
+	targets = palloc(sizeof(TargetColumn) * maxtargets);
+	list = before ? text_to_cstring(before) : pstrdup("");
+	for (item = strtok_r(list, ",", &save); item; item = strtok_r(NULL, ",", &save))
+	{
+		char	   *colon = strchr(item, ':');
+		AttrNumber	attnum = (AttrNumber) atoi(item);
+		char		method = colon && colon[1] ? colon[1] : InvalidCompressionMethod;
+		HeapTuple	tup = SearchSysCacheAttNum(relid, attnum);
+
+		if (!HeapTupleIsValid(tup))
+			continue;
+		if (!((Form_pg_attribute) GETSTRUCT(tup))->attisdropped &&
+			((Form_pg_attribute) GETSTRUCT(tup))->attcompression != method)
+		{
+			if (ntargets == maxtargets)
+			{
+				maxtargets *= 2;
+				targets = repalloc(targets, sizeof(TargetColumn) * maxtargets);
+			}
+			memset(&targets[ntargets], 0, sizeof(TargetColumn));
+			namestrcpy((Name) targets[ntargets].name,
+					   NameStr(((Form_pg_attribute) GETSTRUCT(tup))->attname));
+			targets[ntargets].method = method;
+			ntargets++;
+		}
+		ReleaseSysCache(tup);
+	}
+	if (ntargets > 0)
+	{
+		LockRelationOid(relid, AccessExclusiveLock);
+		cx_set_column_compression(relid, targets, ntargets);
+	}
+	forget_run(relid);
+	return true;
+}
+
+/*
+ * compressx.recompress_online_cleanup(rel regclass) RETURNS text
+ *
+ * Abandon the interrupted run of rel (of each of its partitions, for a
+ * partitioned table): the column settings it changed are restored as they
+ * were before the first interrupted CALL; the rows it rewrote stay as they
+ * are (each whole, in a codec the table reads), and so does the access
+ * method.  Refused while a run is active on the table.
+ */
+Datum
+compressx_recompress_online_cleanup(PG_FUNCTION_ARGS)
+{
+	Oid			relid = PG_GETARG_OID(0);
+	List	   *rels;
+	ListCell   *lc;
+	int			n = 0;
+	List	   *tags = NIL;
+
+	check_target(relid, true);
+	if (!OidIsValid(cx_extension_table_oid("online_runs")))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("extension compressx must be updated to version 0.2.0"),
+				 errhint("ALTER EXTENSION compressx UPDATE")));
+	rels = get_rel_relkind(relid) == RELKIND_PARTITIONED_TABLE ?
+		find_all_inheritors(relid, NoLock, NULL) : list_make1_oid(relid);
+	foreach(lc, rels)
+		check_target(lfirst_oid(lc), true);
+
+	/* no run may be active on any of them (nor on an ancestor) */
+	foreach(lc, rels)
+	{
+		LOCKTAG    *tag = palloc(sizeof(LOCKTAG));
+
+		claim_table(tag, lfirst_oid(lc));
+		tags = lappend(tags, tag);
+	}
+	if (get_rel_relispartition(relid))
+	{
+		foreach(lc, get_partition_ancestors(relid))
+		{
+			LOCKTAG    *tag = palloc(sizeof(LOCKTAG));
+
+			claim_table(tag, lfirst_oid(lc));
+			tags = lappend(tags, tag);
+		}
+	}
+	PG_TRY();
+	{
+		foreach(lc, rels)
+			n += cleanup_table(lfirst_oid(lc)) ? 1 : 0;
+	}
+	PG_FINALLY();
+	{
+		foreach(lc, tags)
+			LockRelease((LOCKTAG *) lfirst(lc), ExclusiveLock, true);
+	}
+	PG_END_TRY();
+	if (n == 0)
+		PG_RETURN_TEXT_P(cstring_to_text(psprintf("no interrupted recompress_online run on \"%s\"",
+												  get_rel_name(relid))));
+	PG_RETURN_TEXT_P(cstring_to_text(psprintf("restored the settings of %d table%s of \"%s\" as they were before the interrupted run",
+											  n, n == 1 ? "" : "s", get_rel_name(relid))));
 }
