@@ -163,6 +163,7 @@ typedef struct OnlineRun
 	int			nheld;
 	int			maxheld;
 	bool		pass_changed;
+	bool		has_dicts;		/* compressx: dictionaries serve the table */
 	int64		pending;		/* moving to heap: compressx values in row
 								 * versions the pass could not rewrite */
 	OffsetNumber next_off;		/* a full batch stopped in a block: from here */
@@ -178,6 +179,7 @@ typedef struct Batch
 	CxStoredMethod *method;		/* attno-1: its stored target method */
 	char	   *cmethod;		/* heap: attno-1: core method char */
 	CxColumnSetting *settings;	/* compressx: the columns' settings */
+	bool		check_dicts;	/* compressx: compare values' dictionaries */
 	Snapshot	snapshot;
 	TransactionId horizon;		/* moving to heap: older versions are dead */
 	EState	   *estate;
@@ -419,6 +421,7 @@ begin_batch(OnlineRun *run, Batch *b)
 	b->method = palloc0(sizeof(CxStoredMethod) * Max(natts, 1));
 	b->cmethod = palloc0(sizeof(char) * Max(natts, 1));
 	b->settings = NULL;
+	b->check_dicts = run->is_cx && run->has_dicts;
 	if (run->is_cx)
 	{
 		b->settings = palloc(sizeof(CxColumnSetting) * Max(natts, 1));
@@ -492,6 +495,21 @@ plain_to_compress(Batch *b, int i, const CxStoredValue *sv)
 }
 
 /*
+ * compressx: whether a zstd value of column i, set to zstd, names another
+ * dictionary than the column's current one (or none where it has one, or
+ * one where it has none): the dictionary is part of the target.
+ */
+static bool
+other_dictionary(Batch *b, int i, const CxStoredValue *sv, Datum d)
+{
+	if (!b->check_dicts || sv->method != CX_STORED_ZSTD ||
+		b->method[i] != CX_STORED_ZSTD)
+		return false;
+	return cx_own_dict_id((const struct varlena *) DatumGetPointer(d),
+						  RelationGetRelid(b->rel)) != b->settings[i].dict_id;
+}
+
+/*
  * Look at the target values of a stored row: returns whether one is in
  * another method than the target (or, compressx, uncompressed where its
  * setting would compress it); with reencode, marks those columns;
@@ -516,7 +534,8 @@ scan_targets(Batch *b, HeapTuple tuple, bool *reencode, int64 *bytes)
 		cx_inspect_datum(d, &sv);
 		if (bytes)
 			*bytes += sv.stored_bytes;
-		if (cx_value_needs_rewrite(&sv, b->method[i]) || plain_to_compress(b, i, &sv))
+		if (cx_value_needs_rewrite(&sv, b->method[i]) || plain_to_compress(b, i, &sv) ||
+			other_dictionary(b, i, &sv, d))
 		{
 			needs = true;
 			if (reencode)
@@ -1316,6 +1335,26 @@ check_target(Oid relid, bool partitioned_ok)
 }
 
 /*
+ * Whether a dictionary of compressx.dictionaries serves relid (trained on it
+ * or on a partitioned ancestor): only then can a stored zstd value name
+ * one, so only then are values' dictionaries compared (a reference's needs
+ * a TOAST chunk read).
+ */
+static bool
+table_has_dictionaries(Oid relid)
+{
+	Oid			types[1] = {OIDOID};
+	Datum		values[1] = {ObjectIdGetDatum(relid)};
+
+	if (!OidIsValid(cx_extension_table_oid("dictionaries")))
+		return false;
+	return cx_settings_exec("SELECT count(*)::int4 FROM compressx.dictionaries d "
+							"WHERE d.relid = $1 OR d.relid IN "
+							"(SELECT p.relid FROM pg_partition_ancestors($1) p)",
+							1, types, values, NULL) > 0;
+}
+
+/*
  * The passes over the table, until one finds nothing to rewrite and no row
  * held (and, moving to heap, no compressx value in a row version someone
  * may still see).
@@ -1323,6 +1362,7 @@ check_target(Oid relid, bool partitioned_ok)
 static void
 run_passes(OnlineRun *run)
 {
+	run->has_dicts = run->is_cx && table_has_dictionaries(run->relid);
 	for (;;)
 	{
 		BlockNumber blk = 0;

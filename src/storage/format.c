@@ -217,6 +217,48 @@ ref_to_pointer(const struct varlena *ref, char *buf)
 	memcpy(VARDATA_EXTERNAL(buf), &toast_pointer, sizeof(toast_pointer));
 }
 
+/*
+ * The dictionary id of an own value (0: none), without decoding it: read
+ * from the header of an inline value, from the first bytes of the TOAST
+ * body of a reference (one chunk fetched).  -1 when the header is not
+ * compressx's (cx_attribute() says why when the value is read).
+ */
+int32
+cx_own_dict_id(const struct varlena *v, Oid relid)
+{
+	const unsigned char *body;
+	int32		bodylen;
+	struct varlena *slice = NULL;
+	int32		dict_id = -1;
+
+	switch (cx_attribute(v, relid, NULL))
+	{
+		case CX_OWN_INLINE:
+			body = (const unsigned char *) v + VARHDRSZ_COMPRESSED;
+			bodylen = (int32) VARSIZE(v) - VARHDRSZ_COMPRESSED;
+			break;
+		case CX_OWN_REFERENCE:
+			{
+				char		ptrbuf[TOAST_POINTER_SIZE];
+
+				ref_to_pointer(v, ptrbuf);
+				slice = detoast_attr_slice((struct varlena *) ptrbuf, 0, 7);
+				body = (const unsigned char *) VARDATA_ANY(slice);
+				bodylen = (int32) VARSIZE_ANY_EXHDR(slice);
+				break;
+			}
+		default:
+			return -1;
+	}
+	if (bodylen >= 3 && body[2] == 0)
+		dict_id = 0;
+	else if (bodylen >= 7 && body[2] == CX_FLAG_DICT)
+		memcpy(&dict_id, body + 3, sizeof(int32));
+	if (slice)
+		pfree(slice);
+	return dict_id;
+}
+
 void
 cx_own_info(const void *ptr, CxOwnInfo *info)
 {

@@ -157,6 +157,13 @@ typedef struct CxOwnInfo
 extern void cx_own_info(const void *ptr, CxOwnInfo *info);
 
 /*
+ * The dictionary id an own value names (0: none), from its header, or for
+ * a reference from the first bytes of its TOAST body; -1 when the value is
+ * not attributable to compressx.
+ */
+extern int32 cx_own_dict_id(const struct varlena *v, Oid relid);
+
+/*
  * Decode an own value into a plain varlena palloc'd in the current memory
  * context.  Damaged data, and a value cx_attribute() does not attribute,
  * raise ERRCODE_DATA_CORRUPTED naming relid's relation and attname.
