@@ -1064,10 +1064,33 @@ static void
 wait_for_writers(OnlineRun *run)
 {
 	LOCKTAG		tag;
+	VirtualTransactionId *holders;
+	VirtualTransactionId *others;
+	int			nothers;
 
 	pgstat_progress_update_param(CX_ONLINE_PHASE, CX_ONLINE_PHASE_WRITERS);
 	SET_LOCKTAG_RELATION(tag, MyDatabaseId, run->relid);
-	WaitForLockers(tag, ShareLock, false);
+
+	/*
+	 * As WaitForLockers(ShareLock), but not for a (auto)vacuum, which holds
+	 * a lock conflicting with SHARE and writes no row: a vacuum of a large
+	 * table may take hours.  The holders list ends with an invalid one.
+	 */
+	holders = GetLockConflicts(&tag, ShareLock, NULL);
+	others = GetCurrentVirtualXIDs(InvalidTransactionId, false, false,
+								   PROC_IS_AUTOVACUUM | PROC_IN_VACUUM, &nothers);
+	for (; VirtualTransactionIdIsValid(*holders); holders++)
+	{
+		for (int i = 0; i < nothers; i++)
+		{
+			if (VirtualTransactionIdEquals(*holders, others[i]))
+			{
+				(void) VirtualXactLock(*holders, true);
+				break;
+			}
+		}
+	}
+	pfree(others);
 }
 
 /*
