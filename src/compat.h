@@ -141,4 +141,11 @@ cx_heap_update(Relation rel, ItemPointer otid, HeapTuple newtup, CommandId cid,
 	heap_form_minimal_tuple((desc), (values), (isnull))
 #endif
 
+/* The relation's current file (relfilenode), to notice it was replaced. */
+#if PG_VERSION_NUM >= 160000
+#define cx_rel_filenumber(rel) ((Oid) (rel)->rd_locator.relNumber)
+#else
+#define cx_rel_filenumber(rel) ((rel)->rd_node.relNode)
+#endif
+
 #endif							/* COMPRESSX_COMPAT_H */

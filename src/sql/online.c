@@ -142,7 +142,12 @@ typedef enum AmMove
 
 typedef struct OnlineRun
 {
+	Oid			top_relid;		/* the table named in the call */
 	Oid			relid;			/* the table being done (a partition) */
+	char	   *relname;		/* its name, for messages once it is gone */
+	Oid			filenumber;		/* its file when the pass began, or invalid */
+	bool		file_replaced;	/* ... and it changed since: tids are stale */
+	int64		progress[PGSTAT_NUM_PROGRESS_PARAM];	/* as reported */
 	bool		is_cx;
 	AmMove		move;
 	Oid			target_am;		/* InvalidOid: keep each table's */
@@ -166,6 +171,8 @@ typedef struct OnlineRun
 	bool		has_dicts;		/* compressx: dictionaries serve the table */
 	int64		pending;		/* moving to heap: compressx values in row
 								 * versions the pass could not rewrite */
+	Snapshot	waited;			/* moving to heap: taken as the last wait for
+								 * old snapshots began (a copy), or NULL */
 	OffsetNumber next_off;		/* a full batch stopped in a block: from here */
 	MemoryContext cxt;			/* lives as long as the call */
 } OnlineRun;
@@ -190,17 +197,43 @@ typedef struct Batch
 	MemoryContext oldcxt;
 } Batch;
 
+/* Report one progress figure, remembering it for progress_restart(). */
+static void
+progress(OnlineRun *run, int idx, int64 val)
+{
+	run->progress[idx] = val;
+	pgstat_progress_update_param(idx, val);
+}
+
 static void
 report(OnlineRun *run, int phase)
 {
-	const int	idx[] = {CX_ONLINE_PHASE, CX_ONLINE_PASS, CX_ONLINE_ROWS_CHECKED,
-		CX_ONLINE_ROWS_DONE, CX_ONLINE_BYTES_BEFORE, CX_ONLINE_BYTES_AFTER,
-	CX_ONLINE_RETRIES, CX_ONLINE_BATCHES};
-	const int64 val[] = {phase, run->pass, run->rows_checked, run->rows_rewritten,
-		run->bytes_before, run->bytes_after, run->retries,
-	run->batches};
+	progress(run, CX_ONLINE_PHASE, phase);
+	progress(run, CX_ONLINE_PASS, run->pass);
+	progress(run, CX_ONLINE_ROWS_CHECKED, run->rows_checked);
+	progress(run, CX_ONLINE_ROWS_DONE, run->rows_rewritten);
+	progress(run, CX_ONLINE_BYTES_BEFORE, run->bytes_before);
+	progress(run, CX_ONLINE_BYTES_AFTER, run->bytes_after);
+	progress(run, CX_ONLINE_RETRIES, run->retries);
+	progress(run, CX_ONLINE_BATCHES, run->batches);
+}
 
-	pgstat_progress_update_multi_param(lengthof(idx), idx, val);
+/*
+ * (Re)start reporting progress with every figure reported so far: an
+ * aborted subtransaction (a lock wait that timed out) ends the backend's
+ * progress reporting.
+ */
+static void
+progress_restart(OnlineRun *run)
+{
+	int			idx[PGSTAT_NUM_PROGRESS_PARAM];
+
+	pgstat_progress_start_command(PROGRESS_COMMAND_CLUSTER, run->top_relid);
+	run->progress[PROGRESS_CLUSTER_COMMAND] = 0;
+	run->progress[CX_ONLINE_MARKER] = CX_ONLINE_MARKER_VALUE;
+	for (int i = 0; i < PGSTAT_NUM_PROGRESS_PARAM; i++)
+		idx[i] = i;
+	pgstat_progress_update_multi_param(PGSTAT_NUM_PROGRESS_PARAM, idx, run->progress);
 }
 
 /* Sleep ms, waking for interrupts. */
@@ -245,8 +278,9 @@ open_checked(OnlineRun *run)
 	if (rel == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_TABLE),
-				 errmsg("relation with OID %u was dropped during recompress_online",
-						run->relid)));
+				 errmsg("table \"%s\" (OID %u) was dropped during recompress_online",
+						run->relname ? run->relname : "?", run->relid),
+				 errdetail("The rows rewritten before stay as they are; nothing else is left behind.")));
 	if (!cx_relation_ownercheck(run->relid, GetUserId()))
 		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE, RelationGetRelationName(rel));
 	if (cx_is_compressx_relation(rel) != run->is_cx)
@@ -288,15 +322,20 @@ with_lock_timeout(OnlineRun *run, void (*fn) (void *), void *arg)
 	{
 		ErrorData  *edata;
 
+		/*
+		 * Whatever the error, the subtransaction goes first, with the locks
+		 * it took; only a lock timeout is not an error of the run.
+		 */
 		MemoryContextSwitchTo(oldcxt);
 		edata = CopyErrorData();
-		if (edata->sqlerrcode != ERRCODE_LOCK_NOT_AVAILABLE)
-			PG_RE_THROW();
 		FlushErrorState();
-		FreeErrorData(edata);
 		RollbackAndReleaseCurrentSubTransaction();
 		MemoryContextSwitchTo(oldcxt);
 		CurrentResourceOwner = oldowner;
+		progress_restart(run);
+		if (edata->sqlerrcode != ERRCODE_LOCK_NOT_AVAILABLE)
+			ReThrowError(edata);
+		FreeErrorData(edata);
 		ok = false;
 	}
 	PG_END_TRY();
@@ -351,7 +390,7 @@ set_target(OnlineRun *run)
 	if (run->req.codec == NULL)
 		return;
 
-	pgstat_progress_update_param(CX_ONLINE_PHASE, CX_ONLINE_PHASE_TARGET);
+	progress(run, CX_ONLINE_PHASE, CX_ONLINE_PHASE_TARGET);
 	if (run->is_cx)
 	{
 		/* as set_column_codec: self-exclusive, does not block DML */
@@ -412,6 +451,22 @@ begin_batch(OnlineRun *run, Batch *b)
 	lock_table(run, RowExclusiveLock);
 	b->rel = open_checked(run);
 	b->desc = RelationGetDescr(b->rel);
+
+	/*
+	 * TRUNCATE, VACUUM FULL or CLUSTER between batches replaced the table's
+	 * file: the blocks this pass read and the rows it remembered were the
+	 * old file's.  Forget those rows, and make another pass read the new
+	 * file from its start.
+	 */
+	if (!OidIsValid(run->filenumber))
+		run->filenumber = cx_rel_filenumber(b->rel);
+	else if (run->filenumber != cx_rel_filenumber(b->rel))
+	{
+		run->filenumber = cx_rel_filenumber(b->rel);
+		run->pass_changed = true;
+		run->nheld = 0;
+		run->file_replaced = true;
+	}
 	natts = b->desc->natts;
 
 	targets = cx_recompress_resolve_targets(b->rel, run->columns,
@@ -570,6 +625,22 @@ holds_own_value(Batch *b, HeapTuple tuple)
 }
 
 /*
+ * Moving to heap: whether the recently dead row version tuple is visible
+ * to no snapshot: its deleter committed before the last wait for old
+ * snapshots began, and every snapshot of that time has ended since.
+ * (HeapTupleSatisfiesVacuum's horizon is coarser: a transaction that
+ * merely has an xid, with no snapshot, holds it back.)
+ */
+static bool
+gone_for_all(OnlineRun *run, HeapTuple tuple)
+{
+	TransactionId xmax = HeapTupleHeaderGetUpdateXid(tuple->t_data);
+
+	return run->waited != NULL && TransactionIdIsNormal(xmax) &&
+		!XidInMVCCSnapshot(xmax, run->waited) && TransactionIdDidCommit(xmax);
+}
+
+/*
  * Heap: the new version of oldtup, target values in another method
  * decompressed and compressed with the target (as recompress_table does),
  * written by heap_update(), whose toaster moves and deletes out-of-line
@@ -592,6 +663,9 @@ reencode_heap_row(Batch *b, HeapTuple oldtup, CommandId cid, ItemPointer newtid,
 	{
 		CxStoredValue sv;
 
+		/* as an UPDATE does: a dropped column's value (and its TOAST) goes */
+		if (TupleDescAttr(b->desc, i)->attisdropped)
+			isnull[i] = true;
 		if (!b->target[i] || isnull[i])
 			continue;
 		cx_inspect_datum(values[i], &sv);
@@ -645,6 +719,8 @@ rewrite_row(OnlineRun *run, Batch *b, ItemPointer tid, LockWaitPolicy wait_polic
 	 * must not be given.  Check it holds a row this snapshot sees, and keep
 	 * the pin until the row is locked: a pinned page is not pruned.
 	 */
+	if (ItemPointerGetBlockNumber(tid) >= RelationGetNumberOfBlocks(b->rel))
+		return TM_Deleted;		/* the table shrank (VACUUM truncated it) */
 	pin = ReadBuffer(b->rel, ItemPointerGetBlockNumber(tid));
 	LockBuffer(pin, BUFFER_LOCK_SHARE);
 	page = BufferGetPage(pin);
@@ -769,7 +845,7 @@ run_batch(OnlineRun *run, BlockNumber *blk)
 
 	begin_batch(run, &b);
 	nblocks = RelationGetNumberOfBlocks(b.rel);
-	pgstat_progress_update_param(CX_ONLINE_BLKS_TOTAL, nblocks);
+	progress(run, CX_ONLINE_BLKS_TOTAL, nblocks);
 
 	while (*blk < nblocks && !full)
 	{
@@ -806,10 +882,14 @@ run_batch(OnlineRun *run, BlockNumber *blk)
 				 * deleted).  One holding a compressx value keeps the table
 				 * from moving until it is dead (or its row rewritten).
 				 */
-				if (run->move == CX_MOVE_TO_HEAP &&
-					HeapTupleSatisfiesVacuum(&tuple, b.horizon, buf) != HEAPTUPLE_DEAD &&
-					holds_own_value(&b, &tuple))
-					run->pending++;
+				if (run->move == CX_MOVE_TO_HEAP && holds_own_value(&b, &tuple))
+				{
+					HTSV_Result vis = HeapTupleSatisfiesVacuum(&tuple, b.horizon, buf);
+
+					if (vis != HEAPTUPLE_DEAD &&
+						!(vis == HEAPTUPLE_RECENTLY_DEAD && gone_for_all(run, &tuple)))
+						run->pending++;
+				}
 				continue;
 			}
 			run->rows_checked++;
@@ -864,7 +944,7 @@ run_batch(OnlineRun *run, BlockNumber *blk)
 		/* ROW EXCLUSIVE makes DDL wait: hold it no longer than a batch's time */
 		if (TimestampDifferenceExceeds(start, GetCurrentTimestamp(), (int) budget_ms))
 			full = true;
-		pgstat_progress_update_param(CX_ONLINE_BLKS_DONE, *blk);
+		progress(run, CX_ONLINE_BLKS_DONE, *blk);
 	}
 
 	/* compressx.debug_rewrite_delay: lets tests cancel a batch in flight */
@@ -907,6 +987,12 @@ retry_held(OnlineRun *run, ItemPointer tid)
 	RetryArg	ra;
 
 	begin_batch(run, &b);
+	if (run->file_replaced)
+	{
+		/* the tid named a row of the old file: the next pass reads the new */
+		end_batch(&b);
+		return;
+	}
 	ra.run = run;
 	ra.b = &b;
 	ra.tid = tid;
@@ -943,7 +1029,7 @@ set_parent_target(OnlineRun *run, Oid parentid)
 
 	if (run->req.codec == NULL)
 		return;
-	pgstat_progress_update_param(CX_ONLINE_PHASE, CX_ONLINE_PHASE_TARGET);
+	progress(run, CX_ONLINE_PHASE, CX_ONLINE_PHASE_TARGET);
 	lock_table_exclusive(run, parentid, ShareUpdateExclusiveLock, CX_ONLINE_PHASE_TARGET);
 	rel = try_relation_open(parentid, NoLock);
 	if (rel == NULL)
@@ -979,7 +1065,7 @@ set_target_for_heap(OnlineRun *run)
 	int			ntargets;
 	CxColumnSetting *settings;
 
-	pgstat_progress_update_param(CX_ONLINE_PHASE, CX_ONLINE_PHASE_TARGET);
+	progress(run, CX_ONLINE_PHASE, CX_ONLINE_PHASE_TARGET);
 	lock_table_exclusive(run, run->relid, ShareUpdateExclusiveLock, CX_ONLINE_PHASE_TARGET);
 	rel = open_checked(run);
 	settings = palloc(sizeof(CxColumnSetting) * Max(RelationGetDescr(rel)->natts, 1));
@@ -1068,7 +1154,7 @@ wait_for_writers(OnlineRun *run)
 	VirtualTransactionId *others;
 	int			nothers;
 
-	pgstat_progress_update_param(CX_ONLINE_PHASE, CX_ONLINE_PHASE_WRITERS);
+	progress(run, CX_ONLINE_PHASE, CX_ONLINE_PHASE_WRITERS);
 	SET_LOCKTAG_RELATION(tag, MyDatabaseId, run->relid);
 
 	/*
@@ -1106,8 +1192,30 @@ wait_for_old_snapshots(OnlineRun *run)
 {
 	int			n;
 	VirtualTransactionId *vxids;
+	Snapshot	snap;
+	MemoryContext oldcxt;
 
 	report(run, CX_ONLINE_PHASE_OLD);
+
+	/* first what has committed now, then who has a snapshot now */
+	snap = GetLatestSnapshot();
+	oldcxt = MemoryContextSwitchTo(run->cxt);
+	if (run->waited)
+	{
+		pfree(run->waited->xip);
+		pfree(run->waited->subxip);
+		pfree(run->waited);
+	}
+	run->waited = palloc(sizeof(SnapshotData));
+	memcpy(run->waited, snap, sizeof(SnapshotData));
+	run->waited->xip = palloc(sizeof(TransactionId) * Max(snap->xcnt, 1));
+	memcpy(run->waited->xip, snap->xip, sizeof(TransactionId) * snap->xcnt);
+	run->waited->subxip = palloc(sizeof(TransactionId) * Max(snap->subxcnt, 1));
+	memcpy(run->waited->subxip, snap->subxip, sizeof(TransactionId) * snap->subxcnt);
+	run->waited->copied = true;
+	run->waited->active_count = run->waited->regd_count = 0;
+	MemoryContextSwitchTo(oldcxt);
+
 	vxids = GetCurrentVirtualXIDs(ReadNextTransactionId(), true, false,
 								  PROC_IS_AUTOVACUUM | PROC_IN_VACUUM, &n);
 	for (int i = 0; i < n; i++)
@@ -1196,7 +1304,7 @@ move_to_compressx(OnlineRun *run)
 {
 	Relation	rel;
 
-	pgstat_progress_update_param(CX_ONLINE_PHASE, CX_ONLINE_PHASE_AM);
+	progress(run, CX_ONLINE_PHASE, CX_ONLINE_PHASE_AM);
 	check_not_published(run->relid);
 	lock_table_exclusive(run, run->relid, AccessExclusiveLock, CX_ONLINE_PHASE_AM);
 	rel = open_checked(run);
@@ -1226,7 +1334,7 @@ move_to_heap(OnlineRun *run, uint64 mark)
 	CxColumnSetting *settings;
 	bool		ok;
 
-	pgstat_progress_update_param(CX_ONLINE_PHASE, CX_ONLINE_PHASE_AM);
+	progress(run, CX_ONLINE_PHASE, CX_ONLINE_PHASE_AM);
 	lock_table_exclusive(run, run->relid, AccessExclusiveLock, CX_ONLINE_PHASE_AM);
 	rel = open_checked(run);
 	settings = palloc(sizeof(CxColumnSetting) * Max(RelationGetDescr(rel)->natts, 1));
@@ -1393,6 +1501,8 @@ run_passes(OnlineRun *run)
 		ItemPointerData *held;
 
 		run->pass++;
+		run->filenumber = InvalidOid;
+		run->file_replaced = false;
 		run->next_off = InvalidOffsetNumber;
 		run->nheld = 0;
 		run->pending = 0;
@@ -1447,6 +1557,7 @@ run_online(OnlineRun *run)
 				(errcode(ERRCODE_UNDEFINED_TABLE),
 				 errmsg("relation with OID %u does not exist", run->relid)));
 	cx_check_table_relkind(rel);
+	run->relname = MemoryContextStrdup(run->cxt, RelationGetRelationName(rel));
 	run->is_cx = cx_is_compressx_relation(rel);
 	run->move = CX_MOVE_NONE;
 	if (OidIsValid(run->target_am) && run->target_am != rel->rd_rel->relam)
@@ -1465,8 +1576,8 @@ run_online(OnlineRun *run)
 	relation_close(rel, NoLock);
 	if (run->move == CX_MOVE_TO_CX)
 		check_not_published(run->relid);
-	pgstat_progress_update_multi_param(2, (const int[]) {CX_ONLINE_TABLE, CX_ONLINE_ROWS_TOTAL},
-									   (const int64[]) {run->relid, reltuples < 0 ? 0 : (int64) reltuples});
+	progress(run, CX_ONLINE_TABLE, run->relid);
+	progress(run, CX_ONLINE_ROWS_TOTAL, reltuples < 0 ? 0 : (int64) reltuples);
 
 	record_run(run, run->relid);
 	if (run->move == CX_MOVE_TO_CX)
@@ -1532,7 +1643,7 @@ run_tables(OnlineRun *run, Oid relid, List *rels)
 	ListCell   *lc;
 	int64		done = 0;
 
-	pgstat_progress_update_param(CX_ONLINE_TABLES_TOTAL, list_length(rels));
+	progress(run, CX_ONLINE_TABLES_TOTAL, list_length(rels));
 	foreach(lc, rels)
 	{
 		Oid			r = lfirst_oid(lc);
@@ -1542,7 +1653,7 @@ run_tables(OnlineRun *run, Oid relid, List *rels)
 			record_run(run, r);
 			set_parent_target(run, r);
 			SPI_commit();
-			pgstat_progress_update_param(CX_ONLINE_TABLES_DONE, ++done);
+			progress(run, CX_ONLINE_TABLES_DONE, ++done);
 		}
 	}
 	foreach(lc, rels)
@@ -1565,7 +1676,7 @@ run_tables(OnlineRun *run, Oid relid, List *rels)
 				LockRelease(&tag, ExclusiveLock, true);
 		}
 		PG_END_TRY();
-		pgstat_progress_update_param(CX_ONLINE_TABLES_DONE, ++done);
+		progress(run, CX_ONLINE_TABLES_DONE, ++done);
 	}
 	foreach(lc, rels)
 	{
@@ -1663,13 +1774,8 @@ compressx_recompress_online(PG_FUNCTION_ARGS)
 	PG_TRY();
 	{
 		SPI_connect_ext(SPI_OPT_NONATOMIC);
-		pgstat_progress_start_command(PROGRESS_COMMAND_CLUSTER, run.relid);
-		{
-			const int	idx[] = {PROGRESS_CLUSTER_COMMAND, CX_ONLINE_MARKER};
-			const int64 val[] = {0, CX_ONLINE_MARKER_VALUE};
-
-			pgstat_progress_update_multi_param(2, idx, val);
-		}
+		run.top_relid = run.relid;
+		progress_restart(&run);
 		run_tables(&run, run.relid, rels);
 		pgstat_progress_end_command();
 		SPI_finish();
