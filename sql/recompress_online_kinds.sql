@@ -363,8 +363,8 @@ SELECT pg_column_compression(ext_c) AS ext_c, pg_column_compression(ext_u) AS ex
        count(*)
 FROM rk_toast GROUP BY 1, 2, 3, 4;
 -- the replaced out-of-line values are deleted: after VACUUM the TOAST
--- relation holds as many values as before (the dropped column's stay with
--- the new versions), and every row still reads the same
+-- relation holds only the live columns' values (the dropped columns' go,
+-- as with an UPDATE), and every row still reads the same
 VACUUM rk_toast;
 SELECT rk_toasted('rk_toast') AS toasted_values;
 SELECT * FROM rk_compare('rk_toast');
@@ -551,8 +551,9 @@ BEGIN
 END $$;
 SELECT * FROM rk_cx_lookups();
 -- back to zstd, two columns only.  The out-of-line hex bodies lz4 could not
--- shrink were stored uncompressed ("none"), and uncompressed values are
--- left as they are: they stay uncompressed (9 of them)
+-- shrink were stored uncompressed ("none"); on a compressx table an
+-- uncompressed value the setting would compress is compressed, so zstd
+-- takes them too
 SELECT rk_remember('rk_cx');
 CALL compressx.recompress_online('rk_cx', 'zstd', columns => '{body,doc}', batch_rows => 6);
 SELECT * FROM rk_compare('rk_cx');

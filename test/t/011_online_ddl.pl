@@ -3,13 +3,12 @@
 # paths, sessions left unusable, progress between steps.
 #
 # 1. A committed DROP TABLE of the table mid-run (heap and compressx): the
-#    DROP waits for the batch in flight, the run stops with "relation with
-#    OID n was dropped during recompress_online", its session lock and
+#    DROP waits for the batch in flight, the run stops with "table "t"
+#    (OID n) was dropped during recompress_online", its session lock and
 #    progress row are gone, the session can start another run.
 #
-# The rest assert the correct behaviour of defects found while testing
-# (TODO blocks: they report "not ok ... # TODO" until src/sql/online.c is
-# fixed, then "TODO passed"; neither fails the test):
+# The rest assert the behaviour where defects were found while testing (each
+# item says how it used to fail; all are fixed):
 #
 # 2. A statement timeout (or cancel) while the run waits for a lock in
 #    with_lock_timeout() (the setting change, or a held row's retry): the
@@ -105,7 +104,7 @@ for my $t (qw(h c))
 	# the run's CALL ends with the error, then the session answers again
 	my $out = $bg->query('SELECT 1 AS after_call');
 	like($bg->{stderr},
-		qr/ERROR:  relation with OID $oid was dropped during recompress_online/,
+		qr/ERROR:  table "$t" \(OID $oid\) was dropped during recompress_online/,
 		"$t: the run stops with a clear error");
 	like($out, qr/^1$/m, "$t: the session is usable after the error");
 	is($node->safe_psql('postgres', 'SELECT count(*) FROM compressx.recompress_online_progress'),
@@ -147,9 +146,7 @@ $rs->query("CALL compressx.recompress_online('w', 'lz4', max_lock_wait => '10s')
 like($rs->{stderr}, qr/ERROR:  canceling statement due to statement timeout/,
 	'a run waiting for a lock is cancelled by statement_timeout');
 $holder->query_safe('COMMIT');
-TODO:
 {
-	local $TODO = 'with_lock_timeout() rethrows without rolling back its subtransaction';
 	$rs->{stderr} = '';
 	my $out = $rs->query('SELECT 1 AS after_cancel');
 	is($rs->{stderr}, '', 'the session has no transaction left after the cancel');
@@ -184,9 +181,7 @@ ok( $node->poll_query_until('postgres', qq{
         SELECT EXISTS (SELECT FROM pg_locks WHERE pid = $run_pid AND relation = 'p'::regclass
                        AND mode = 'RowExclusiveLock' AND granted)}),
 	'the run rewrites');
-TODO:
 {
-	local $TODO = 'AbortSubTransaction() ends the progress command after a lock timeout';
 	is($node->safe_psql('postgres', qq{
 	        SELECT count(*) FROM compressx.recompress_online_progress WHERE pid = $run_pid}),
 		'1', 'the run is in compressx.recompress_online_progress after a lock timeout');
@@ -221,9 +216,7 @@ $client->query_safe('TRUNCATE r');
 $client->query_safe('COMMIT');
 $bg->{stderr} = '';
 my $out = $bg->query('SELECT 1 AS after_call');
-TODO:
 {
-	local $TODO = 'a held row is retried by a tid of the old relfilenode';
 	unlike($bg->{stderr}, qr/ERROR/, 'the run completes after TRUNCATE before a retry');
 	like($out, qr/^1$/m, 'and its session is usable');
 }
@@ -253,9 +246,7 @@ $node->safe_psql('postgres', 'TRUNCATE r; INSERT INTO r SELECT * FROM r_pglz');
 $bg->{stderr} = '';
 $bg->query('SELECT 1');
 unlike($bg->{stderr}, qr/ERROR/, 'the run completes');
-TODO:
 {
-	local $TODO = 'a pass does not notice a new relfilenode';
 	is($node->safe_psql('postgres', "$methods FROM r"), 'lz4',
 		'every value is lz4 when the run ends');
 }
