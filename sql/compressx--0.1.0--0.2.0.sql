@@ -390,7 +390,9 @@ CREATE TABLE compressx.online_runs (
     columns name[],
     access_method name,
     settings_before jsonb,          -- its rows of compressx.column_settings
-    compression_before text         -- attnum:attcompression of its columns
+    compression_before text,        -- attnum:attcompression of its columns
+    epoch bigint                    -- with a level: rows written by older
+                                    -- transactions are re-encoded (full xid)
 ) USING heap;
 REVOKE ALL ON compressx.online_runs FROM PUBLIC;
 

@@ -169,6 +169,9 @@ typedef struct OnlineRun
 	int			maxheld;
 	bool		pass_changed;
 	bool		has_dicts;		/* compressx: dictionaries serve the table */
+	TransactionId relevel_xid;	/* compressx, a level named: values in the
+								 * target codec of row versions written by
+								 * older transactions are re-encoded */
 	int64		pending;		/* moving to heap: compressx values in row
 								 * versions the pass could not rewrite */
 	Snapshot	waited;			/* moving to heap: taken as the last wait for
@@ -187,6 +190,7 @@ typedef struct Batch
 	char	   *cmethod;		/* heap: attno-1: core method char */
 	CxColumnSetting *settings;	/* compressx: the columns' settings */
 	bool		check_dicts;	/* compressx: compare values' dictionaries */
+	TransactionId relevel_xid;	/* see OnlineRun */
 	Snapshot	snapshot;
 	TransactionId horizon;		/* moving to heap: older versions are dead */
 	EState	   *estate;
@@ -477,6 +481,7 @@ begin_batch(OnlineRun *run, Batch *b)
 	b->cmethod = palloc0(sizeof(char) * Max(natts, 1));
 	b->settings = NULL;
 	b->check_dicts = run->is_cx && run->has_dicts;
+	b->relevel_xid = run->is_cx ? run->relevel_xid : InvalidTransactionId;
 	if (run->is_cx)
 	{
 		b->settings = palloc(sizeof(CxColumnSetting) * Max(natts, 1));
@@ -574,6 +579,9 @@ static bool
 scan_targets(Batch *b, HeapTuple tuple, bool *reencode, int64 *bytes)
 {
 	bool		needs = false;
+	bool		older = TransactionIdIsValid(b->relevel_xid) &&
+		(HeapTupleHeaderXminFrozen(tuple->t_data) ||
+		 TransactionIdPrecedes(HeapTupleHeaderGetXmin(tuple->t_data), b->relevel_xid));
 
 	for (int i = 0; i < b->desc->natts; i++)
 	{
@@ -590,7 +598,8 @@ scan_targets(Batch *b, HeapTuple tuple, bool *reencode, int64 *bytes)
 		if (bytes)
 			*bytes += sv.stored_bytes;
 		if (cx_value_needs_rewrite(&sv, b->method[i]) || plain_to_compress(b, i, &sv) ||
-			other_dictionary(b, i, &sv, d))
+			other_dictionary(b, i, &sv, d) ||
+			(older && sv.method == b->method[i] && sv.method != CX_STORED_NONE))
 		{
 			needs = true;
 			if (reencode)
@@ -1424,6 +1433,45 @@ record_run(OnlineRun *run, Oid relid)
 					 5, types, values, nulls);
 }
 
+/*
+ * A level named on a compressx table: the stored form does not record the
+ * level, so values already in the target codec are re-encoded when their
+ * row version was written by a transaction older than the run.  After the
+ * setting changed and the writers that started before have ended, every
+ * transaction with a newer xid encodes with the new level; the first xid
+ * after that is the run's epoch, kept in compressx.online_runs so that a
+ * resumed call (with the same codec and level) goes on from it instead of
+ * re-encoding what it rewrote already.
+ */
+static void
+start_relevel(OnlineRun *run)
+{
+	Oid			types[4] = {OIDOID, INT8OID, TEXTOID, INT4OID};
+	Datum		values[4];
+	text	   *epoch;
+	FullTransactionId next;
+
+	run->relevel_xid = InvalidTransactionId;
+	if (!run->is_cx || run->req.codec == NULL || run->req.level_isnull ||
+		!OidIsValid(cx_extension_table_oid("online_runs")))
+		return;
+	wait_for_writers(run);
+	next = ReadNextFullTransactionId();
+	values[0] = ObjectIdGetDatum(run->relid);
+	values[1] = Int64GetDatum((int64) U64FromFullTransactionId(next));
+	values[2] = CStringGetTextDatum(run->req.codec->name);
+	values[3] = Int32GetDatum(run->req.level);
+	epoch = cx_settings_exec_text("UPDATE compressx.online_runs SET "
+								  "epoch = CASE WHEN epoch IS NULL OR codec IS DISTINCT FROM $3 "
+								  "  OR level IS DISTINCT FROM $4 THEN $2 ELSE epoch END, "
+								  "codec = $3, level = $4 "
+								  "WHERE relid = $1 RETURNING epoch::text",
+								  4, types, values, NULL);
+	if (epoch != NULL)
+		next = FullTransactionIdFromU64((uint64) strtou64(text_to_cstring(epoch), NULL, 10));
+	run->relevel_xid = XidFromFullTransactionId(next);
+}
+
 /* The run on relid completed: forget it. */
 static void
 forget_run(Oid relid)
@@ -1588,6 +1636,8 @@ run_online(OnlineRun *run)
 	if (run->move != CX_MOVE_TO_HEAP)
 	{
 		set_target(run);
+		SPI_commit();
+		start_relevel(run);
 		SPI_commit();
 		run_passes(run);
 		forget_run(run->relid);
