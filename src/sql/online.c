@@ -70,6 +70,7 @@
 #include "nodes/parsenodes.h"
 #include "pgstat.h"
 #include "storage/bufmgr.h"
+#include "storage/freespace.h"
 #include "storage/latch.h"
 #include "storage/lmgr.h"
 #include "storage/lock.h"
@@ -177,6 +178,8 @@ typedef struct OnlineRun
 	Snapshot	waited;			/* moving to heap: taken as the last wait for
 								 * old snapshots began (a copy), or NULL */
 	OffsetNumber next_off;		/* a full batch stopped in a block: from here */
+	BlockNumber done_from[2];	/* the blocks of the last two batches, */
+	BlockNumber done_to[2];		/* [from, to), [0] the older */
 	MemoryContext cxt;			/* lives as long as the call */
 } OnlineRun;
 
@@ -519,6 +522,41 @@ begin_batch(OnlineRun *run, Batch *b)
 	run->batches++;
 }
 
+/*
+ * Make the room the rewrite freed reusable by the rows it writes next.
+ * The old versions of the rows a batch rewrote die when it commits; the
+ * pages of the batch before the last are pruned (heap_page_prune_opt:
+ * only if it has dead tuples no snapshot sees, under a cleanup lock taken
+ * without waiting, as any scan does) and their free space is recorded in
+ * the free space map, which VACUUM alone does otherwise.  Then new
+ * versions go there instead of to new pages at the table's end: without
+ * this a run grows a table by about its own size (bench-results/online).
+ */
+static void
+reuse_freed_space(OnlineRun *run, Relation rel)
+{
+	BlockNumber from = run->done_from[0];
+	BlockNumber to = Min(run->done_to[0], RelationGetNumberOfBlocks(rel));
+
+	for (BlockNumber blk = from; blk < to; blk++)
+	{
+		Buffer		buf = ReadBuffer(rel, blk);
+		Size		avail;
+
+		heap_page_prune_opt(rel, buf);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		avail = PageGetHeapFreeSpace(BufferGetPage(buf));
+		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+		ReleaseBuffer(buf);
+		RecordPageWithFreeSpace(rel, blk, avail);
+	}
+	if (from < to)
+		FreeSpaceMapVacuumRange(rel, from, to);
+	run->done_from[0] = run->done_from[1];
+	run->done_to[0] = run->done_to[1];
+	run->done_from[1] = run->done_to[1] = 0;
+}
+
 /* Close a batch (the caller commits). */
 static void
 end_batch(Batch *b)
@@ -847,14 +885,18 @@ run_batch(OnlineRun *run, BlockNumber *blk)
 {
 	Batch		b;
 	BlockNumber nblocks;
+	BlockNumber first_blk;
 	TimestampTz start = GetCurrentTimestamp();
 	int64		budget_ms = run->max_wait_ms / 2;
 	int			done = 0;
 	bool		full = false;
 
 	begin_batch(run, &b);
+	if (!run->file_replaced)
+		reuse_freed_space(run, b.rel);
 	nblocks = RelationGetNumberOfBlocks(b.rel);
 	progress(run, CX_ONLINE_BLKS_TOTAL, nblocks);
+	first_blk = *blk;
 
 	while (*blk < nblocks && !full)
 	{
@@ -955,6 +997,10 @@ run_batch(OnlineRun *run, BlockNumber *blk)
 			full = true;
 		progress(run, CX_ONLINE_BLKS_DONE, *blk);
 	}
+
+	/* this batch's pages: pruned two batches from now */
+	run->done_from[1] = first_blk;
+	run->done_to[1] = Min(*blk + 1, nblocks);
 
 	/* compressx.debug_rewrite_delay: lets tests cancel a batch in flight */
 	if (cx_debug_rewrite_delay_ms > 0)
