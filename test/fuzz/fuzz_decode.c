@@ -61,6 +61,7 @@ run_target(int target, const uint8_t *data, size_t size)
 				((varattrib_4b *) v)->va_compressed.va_tcinfo =
 					(rawlen & VARLENA_EXTSIZE_MASK) | ((uint32) CX_METHOD_ID << VARLENA_EXTSIZE_BITS);
 				memcpy((char *) v + VARHDRSZ_COMPRESSED, data + 4, size - 4);
+				(void) cx_own_dict_id(v, InvalidOid);
 				(void) cx_decode(v, InvalidOid, "fuzzed");
 				break;
 			}
@@ -81,6 +82,7 @@ run_target(int target, const uint8_t *data, size_t size)
 				((char *) v)[VARHDRSZ_COMPRESSED + 2] |= CX_FLAG_EXTERNAL;
 				fuzz_external_body = (const char *) data + 20;
 				fuzz_external_len = size - 20;
+				(void) cx_own_dict_id(v, InvalidOid);
 				(void) cx_decode(v, InvalidOid, "fuzzed");
 				break;
 			}

@@ -221,6 +221,27 @@ detoast_external_attr(struct varlena *attr)
 	return result;
 }
 
+/* The first bytes of that body, as detoast_attr_slice would return them. */
+struct varlena *
+detoast_attr_slice(struct varlena *attr, int32 sliceoffset, int32 slicelength)
+{
+	struct varlena *result;
+	int32		total = (int32) fuzz_external_len;
+	int32		len;
+
+	if (fuzz_external_body == NULL)
+		elog(ERROR, "no external value");
+	if (sliceoffset < 0 || sliceoffset > total)
+		sliceoffset = total;
+	len = total - sliceoffset;
+	if (slicelength >= 0 && slicelength < len)
+		len = slicelength;
+	result = palloc(VARHDRSZ + len);
+	SET_VARSIZE(result, VARHDRSZ + len);
+	memcpy(VARDATA(result), fuzz_external_body + sliceoffset, len);
+	return result;
+}
+
 struct varlena *
 detoast_attr(struct varlena *attr)
 {
