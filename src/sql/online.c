@@ -180,6 +180,8 @@ typedef struct OnlineRun
 	OffsetNumber next_off;		/* a full batch stopped in a block: from here */
 	BlockNumber done_from[2];	/* the blocks of the last two batches, */
 	BlockNumber done_to[2];		/* [from, to), [0] the older */
+	BlockNumber pass_blocks;	/* the table's size when the pass began */
+	BlockNumber pass_toast_blocks;	/* its TOAST relation's, then */
 	MemoryContext cxt;			/* lives as long as the call */
 } OnlineRun;
 
@@ -533,25 +535,67 @@ begin_batch(OnlineRun *run, Batch *b)
  * this a run grows a table by about its own size (bench-results/online).
  */
 static void
-reuse_freed_space(OnlineRun *run, Relation rel)
+prune_range(Relation rel, BlockNumber from, BlockNumber to)
 {
-	BlockNumber from = run->done_from[0];
-	BlockNumber to = Min(run->done_to[0], RelationGetNumberOfBlocks(rel));
-
+	to = Min(to, RelationGetNumberOfBlocks(rel));
 	for (BlockNumber blk = from; blk < to; blk++)
 	{
 		Buffer		buf = ReadBuffer(rel, blk);
+		Page		page = BufferGetPage(buf);
 		Size		avail;
 
+		CHECK_FOR_INTERRUPTS();
+
+		/*
+		 * heap_page_prune_opt() prunes a page with a prunable xid only when
+		 * it looks full: PD_PAGE_FULL (a hint heap_update sets when a new
+		 * version does not fit) or less than a tenth free.  A TOAST page
+		 * whose chunks were deleted, not updated, often has more room than
+		 * that; set the hint, which pruning clears.
+		 */
+		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+		if (!PageIsFull(page) && TransactionIdIsValid(((PageHeader) page)->pd_prune_xid))
+		{
+			PageSetFull(page);
+			MarkBufferDirtyHint(buf, true);
+		}
+		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 		heap_page_prune_opt(rel, buf);
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
-		avail = PageGetHeapFreeSpace(BufferGetPage(buf));
+		avail = PageGetHeapFreeSpace(page);
 		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 		ReleaseBuffer(buf);
 		RecordPageWithFreeSpace(rel, blk, avail);
 	}
 	if (from < to)
 		FreeSpaceMapVacuumRange(rel, from, to);
+}
+
+static void
+reuse_freed_space(OnlineRun *run, Relation rel)
+{
+	BlockNumber from = run->done_from[0];
+	BlockNumber to = run->done_to[0];
+
+	prune_range(rel, from, to);
+
+	/*
+	 * The TOAST chunks of the values replaced are deleted too.  Where they
+	 * are is not known without an index scan per value; chunks are mostly
+	 * laid down in the order of their rows, so the same share of the TOAST
+	 * relation as of the table (as both were when the pass began) is
+	 * pruned: a guess that costs a page read where wrong, and lets new
+	 * chunks reuse old ones' room where right.  VACUUM gets the rest.
+	 */
+	if (OidIsValid(rel->rd_rel->reltoastrelid) && run->pass_blocks > 0 && from < to)
+	{
+		Relation	toast = table_open(rel->rd_rel->reltoastrelid, AccessShareLock);
+		uint64		tb = run->pass_toast_blocks;
+
+		prune_range(toast, (BlockNumber) (from * tb / run->pass_blocks),
+					(BlockNumber) Min((uint64) to * tb / run->pass_blocks + 1, tb));
+		table_close(toast, AccessShareLock);
+	}
 	run->done_from[0] = run->done_from[1];
 	run->done_to[0] = run->done_to[1];
 	run->done_from[1] = run->done_to[1] = 0;
@@ -897,6 +941,18 @@ run_batch(OnlineRun *run, BlockNumber *blk)
 	nblocks = RelationGetNumberOfBlocks(b.rel);
 	progress(run, CX_ONLINE_BLKS_TOTAL, nblocks);
 	first_blk = *blk;
+	if (*blk == 0 && run->next_off == InvalidOffsetNumber)
+	{
+		run->pass_blocks = nblocks;
+		run->pass_toast_blocks = 0;
+		if (OidIsValid(b.rel->rd_rel->reltoastrelid))
+		{
+			Relation	toast = table_open(b.rel->rd_rel->reltoastrelid, AccessShareLock);
+
+			run->pass_toast_blocks = RelationGetNumberOfBlocks(toast);
+			table_close(toast, AccessShareLock);
+		}
+	}
 
 	while (*blk < nblocks && !full)
 	{
