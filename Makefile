@@ -17,6 +17,8 @@ OBJS = \
 	src/sql/frame.o \
 	src/sql/inspect.o \
 	src/sql/online.o \
+	src/sql/online_move.o \
+	src/sql/online_runs.o \
 	src/sql/recompress.o \
 	src/sql/verify.o \
 	src/compressx.o

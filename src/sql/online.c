@@ -94,96 +94,12 @@
 #include "catalog/relation.h"
 #include "catalog/settings.h"
 #include "sql/inspect.h"
+#include "sql/online.h"
 #include "sql/recompress.h"
 #include "storage/format.h"
 
 PG_FUNCTION_INFO_V1(compressx_recompress_online);
-PG_FUNCTION_INFO_V1(compressx_recompress_online_cleanup);
 
-/*
- * Progress, in the CLUSTER slot (it survives the procedure's commits and is
- * cleared by an abort); compressx.recompress_online_progress reads it.
- */
-#define CX_ONLINE_PHASE			1
-#define CX_ONLINE_PASS			2
-#define CX_ONLINE_BLKS_TOTAL	3
-#define CX_ONLINE_BLKS_DONE		4
-#define CX_ONLINE_ROWS_TOTAL	5
-#define CX_ONLINE_ROWS_CHECKED	6
-#define CX_ONLINE_ROWS_DONE		7
-#define CX_ONLINE_BYTES_BEFORE	8
-#define CX_ONLINE_BYTES_AFTER	9
-#define CX_ONLINE_RETRIES		10
-#define CX_ONLINE_BATCHES		11
-#define CX_ONLINE_TABLE			12	/* the table (partition) being done */
-#define CX_ONLINE_TABLES_DONE	13
-#define CX_ONLINE_TABLES_TOTAL	14
-#define CX_ONLINE_MARKER		19
-#define CX_ONLINE_MARKER_VALUE	0x43584F4E	/* "CXON" */
-
-#define CX_ONLINE_PHASE_TARGET	1	/* setting the columns' target */
-#define CX_ONLINE_PHASE_REWRITE 2	/* a pass over the table */
-#define CX_ONLINE_PHASE_RETRY	3	/* retrying rows clients held */
-#define CX_ONLINE_PHASE_WRITERS 4	/* waiting for writers that started before */
-#define CX_ONLINE_PHASE_OLD		5	/* waiting for old row versions to die */
-#define CX_ONLINE_PHASE_AM		6	/* changing the access method */
-
-/* advisory lock (field4) marking a run on a table, held for the session */
-#define CX_ONLINE_LOCK_FIELD4	0x4358
-
-#define CX_ONLINE_DEFAULT_BATCH 1000
-
-/* An access-method change the run makes on the table. */
-typedef enum AmMove
-{
-	CX_MOVE_NONE,
-	CX_MOVE_TO_CX,				/* heap -> compressx: relam first, then passes */
-	CX_MOVE_TO_HEAP				/* compressx -> heap: passes, then relam */
-} AmMove;
-
-typedef struct OnlineRun
-{
-	Oid			top_relid;		/* the table named in the call */
-	Oid			relid;			/* the table being done (a partition) */
-	char	   *relname;		/* its name, for messages once it is gone */
-	Oid			filenumber;		/* its file when the pass began, or invalid */
-	bool		file_replaced;	/* ... and it changed since: tids are stale */
-	int64		progress[PGSTAT_NUM_PROGRESS_PARAM];	/* as reported */
-	bool		is_cx;
-	AmMove		move;
-	Oid			target_am;		/* InvalidOid: keep each table's */
-	CxRecompressRequest req;
-	ArrayType  *columns;		/* NULL: every compressible column */
-	int			batch_rows;
-	int64		max_wait_ms;
-	/* totals, reported as progress */
-	int64		pass;
-	int64		rows_checked;
-	int64		rows_rewritten;
-	int64		bytes_before;
-	int64		bytes_after;
-	int64		retries;
-	int64		batches;
-	/* the current pass: rows clients held, and whether anything moved */
-	ItemPointerData *held;
-	int			nheld;
-	int			maxheld;
-	bool		pass_changed;
-	bool		has_dicts;		/* compressx: dictionaries serve the table */
-	TransactionId relevel_xid;	/* compressx, a level named: values in the
-								 * target codec of row versions written by
-								 * older transactions are re-encoded */
-	int64		pending;		/* moving to heap: compressx values in row
-								 * versions the pass could not rewrite */
-	Snapshot	waited;			/* moving to heap: taken as the last wait for
-								 * old snapshots began (a copy), or NULL */
-	OffsetNumber next_off;		/* a full batch stopped in a block: from here */
-	BlockNumber done_from[2];	/* the blocks of the last two batches, */
-	BlockNumber done_to[2];		/* [from, to), [0] the older */
-	BlockNumber pass_blocks;	/* the table's size when the pass began */
-	BlockNumber pass_toast_blocks;	/* its TOAST relation's, then */
-	MemoryContext cxt;			/* lives as long as the call */
-} OnlineRun;
 
 /* What one batch (transaction) needs. */
 typedef struct Batch
@@ -207,24 +123,24 @@ typedef struct Batch
 } Batch;
 
 /* Report one progress figure, remembering it for progress_restart(). */
-static void
-progress(OnlineRun *run, int idx, int64 val)
+void
+cx_online_progress(OnlineRun *run, int idx, int64 val)
 {
 	run->progress[idx] = val;
 	pgstat_progress_update_param(idx, val);
 }
 
-static void
-report(OnlineRun *run, int phase)
+void
+cx_online_report(OnlineRun *run, int phase)
 {
-	progress(run, CX_ONLINE_PHASE, phase);
-	progress(run, CX_ONLINE_PASS, run->pass);
-	progress(run, CX_ONLINE_ROWS_CHECKED, run->rows_checked);
-	progress(run, CX_ONLINE_ROWS_DONE, run->rows_rewritten);
-	progress(run, CX_ONLINE_BYTES_BEFORE, run->bytes_before);
-	progress(run, CX_ONLINE_BYTES_AFTER, run->bytes_after);
-	progress(run, CX_ONLINE_RETRIES, run->retries);
-	progress(run, CX_ONLINE_BATCHES, run->batches);
+	cx_online_progress(run, CX_ONLINE_PHASE, phase);
+	cx_online_progress(run, CX_ONLINE_PASS, run->pass);
+	cx_online_progress(run, CX_ONLINE_ROWS_CHECKED, run->rows_checked);
+	cx_online_progress(run, CX_ONLINE_ROWS_DONE, run->rows_rewritten);
+	cx_online_progress(run, CX_ONLINE_BYTES_BEFORE, run->bytes_before);
+	cx_online_progress(run, CX_ONLINE_BYTES_AFTER, run->bytes_after);
+	cx_online_progress(run, CX_ONLINE_RETRIES, run->retries);
+	cx_online_progress(run, CX_ONLINE_BATCHES, run->batches);
 }
 
 /*
@@ -246,8 +162,8 @@ progress_restart(OnlineRun *run)
 }
 
 /* Sleep ms, waking for interrupts. */
-static void
-nap(int64 ms)
+void
+cx_online_nap(int64 ms)
 {
 	(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
 					 (long) ms, PG_WAIT_EXTENSION);
@@ -269,8 +185,8 @@ lock_table(OnlineRun *run, LOCKMODE mode)
 	while (!ConditionalLockRelationOid(run->relid, mode))
 	{
 		run->retries++;
-		report(run, CX_ONLINE_PHASE_REWRITE);
-		nap(wait);
+		cx_online_report(run, CX_ONLINE_PHASE_REWRITE);
+		cx_online_nap(wait);
 		wait = Min(wait * 2, 200);
 	}
 }
@@ -279,8 +195,8 @@ lock_table(OnlineRun *run, LOCKMODE mode)
  * Open the locked table and check it is still what the run started on: it
  * exists, the user owns it, and its access method has not changed.
  */
-static Relation
-open_checked(OnlineRun *run)
+Relation
+cx_online_open_checked(OnlineRun *run)
 {
 	Relation	rel = try_relation_open(run->relid, NoLock);
 
@@ -307,8 +223,8 @@ open_checked(OnlineRun *run)
  * Returns false, the subtransaction rolled back, when the wait timed out;
  * other errors propagate.
  */
-static bool
-with_lock_timeout(OnlineRun *run, void (*fn) (void *), void *arg)
+bool
+cx_online_with_lock_timeout(OnlineRun *run, void (*fn) (void *), void *arg)
 {
 	MemoryContext oldcxt = CurrentMemoryContext;
 	ResourceOwner oldowner = CurrentResourceOwner;
@@ -370,16 +286,16 @@ lock_table_fn(void *arg)
  * max_lock_wait (clients that come later queue behind it no longer), and
  * on a timeout count a retry, nap and queue again.
  */
-static void
-lock_table_exclusive(OnlineRun *run, Oid relid, LOCKMODE mode, int phase)
+void
+cx_online_lock_exclusive(OnlineRun *run, Oid relid, LOCKMODE mode, int phase)
 {
 	LockArg		la = {relid, mode};
 
-	while (!with_lock_timeout(run, lock_table_fn, &la))
+	while (!cx_online_with_lock_timeout(run, lock_table_fn, &la))
 	{
 		run->retries++;
-		report(run, phase);
-		nap(Min(Max(run->max_wait_ms, 10), 1000));
+		cx_online_report(run, phase);
+		cx_online_nap(Min(Max(run->max_wait_ms, 10), 1000));
 	}
 }
 
@@ -399,13 +315,13 @@ set_target(OnlineRun *run)
 	if (run->req.codec == NULL)
 		return;
 
-	progress(run, CX_ONLINE_PHASE, CX_ONLINE_PHASE_TARGET);
+	cx_online_progress(run, CX_ONLINE_PHASE, CX_ONLINE_PHASE_TARGET);
 	if (run->is_cx)
 	{
 		/* as set_column_codec: self-exclusive, does not block DML */
-		lock_table_exclusive(run, run->relid, ShareUpdateExclusiveLock,
+		cx_online_lock_exclusive(run, run->relid, ShareUpdateExclusiveLock,
 							 CX_ONLINE_PHASE_TARGET);
-		rel = open_checked(run);
+		rel = cx_online_open_checked(run);
 		targets = cx_recompress_resolve_targets(rel, run->columns,
 												InvalidCompressionMethod,
 												&ntargets);
@@ -424,7 +340,7 @@ set_target(OnlineRun *run)
 	/* heap: only when some attcompression differs (ACCESS EXCLUSIVE) */
 	rel = try_relation_open(run->relid, AccessShareLock);
 	if (rel == NULL)
-		return;					/* open_checked() reports it later */
+		return;					/* cx_online_open_checked() reports it later */
 	targets = cx_recompress_resolve_targets(rel, run->columns,
 											cx_recompress_heap_method(&run->req),
 											&ntargets);
@@ -440,8 +356,8 @@ set_target(OnlineRun *run)
 	if (!change)
 		return;
 
-	lock_table_exclusive(run, run->relid, AccessExclusiveLock, CX_ONLINE_PHASE_TARGET);
-	rel = open_checked(run);
+	cx_online_lock_exclusive(run, run->relid, AccessExclusiveLock, CX_ONLINE_PHASE_TARGET);
+	rel = cx_online_open_checked(run);
 	cx_set_column_compression(run->relid, targets, ntargets);
 	table_close(rel, NoLock);
 }
@@ -458,7 +374,7 @@ begin_batch(OnlineRun *run, Batch *b)
 										ALLOCSET_DEFAULT_SIZES);
 	b->oldcxt = MemoryContextSwitchTo(b->batchcxt);
 	lock_table(run, RowExclusiveLock);
-	b->rel = open_checked(run);
+	b->rel = cx_online_open_checked(run);
 	b->desc = RelationGetDescr(b->rel);
 
 	/*
@@ -716,22 +632,6 @@ holds_own_value(Batch *b, HeapTuple tuple)
 }
 
 /*
- * Moving to heap: whether the recently dead row version tuple is visible
- * to no snapshot: its deleter committed before the last wait for old
- * snapshots began, and every snapshot of that time has ended since.
- * (HeapTupleSatisfiesVacuum's horizon is coarser: a transaction that
- * merely has an xid, with no snapshot, holds it back.)
- */
-static bool
-gone_for_all(OnlineRun *run, HeapTuple tuple)
-{
-	TransactionId xmax = HeapTupleHeaderGetUpdateXid(tuple->t_data);
-
-	return run->waited != NULL && TransactionIdIsNormal(xmax) &&
-		!XidInMVCCSnapshot(xmax, run->waited) && TransactionIdDidCommit(xmax);
-}
-
-/*
  * Heap: the new version of oldtup, target values in another method
  * decompressed and compressed with the target (as recompress_table does),
  * written by heap_update(), whose toaster moves and deletes out-of-line
@@ -939,7 +839,7 @@ run_batch(OnlineRun *run, BlockNumber *blk)
 	if (!run->file_replaced)
 		reuse_freed_space(run, b.rel);
 	nblocks = RelationGetNumberOfBlocks(b.rel);
-	progress(run, CX_ONLINE_BLKS_TOTAL, nblocks);
+	cx_online_progress(run, CX_ONLINE_BLKS_TOTAL, nblocks);
 	first_blk = *blk;
 	if (*blk == 0 && run->next_off == InvalidOffsetNumber)
 	{
@@ -994,7 +894,7 @@ run_batch(OnlineRun *run, BlockNumber *blk)
 					HTSV_Result vis = HeapTupleSatisfiesVacuum(&tuple, b.horizon, buf);
 
 					if (vis != HEAPTUPLE_DEAD &&
-						!(vis == HEAPTUPLE_RECENTLY_DEAD && gone_for_all(run, &tuple)))
+						!(vis == HEAPTUPLE_RECENTLY_DEAD && cx_online_gone_for_all(run, &tuple)))
 						run->pending++;
 				}
 				continue;
@@ -1051,7 +951,7 @@ run_batch(OnlineRun *run, BlockNumber *blk)
 		/* ROW EXCLUSIVE makes DDL wait: hold it no longer than a batch's time */
 		if (TimestampDifferenceExceeds(start, GetCurrentTimestamp(), (int) budget_ms))
 			full = true;
-		progress(run, CX_ONLINE_BLKS_DONE, *blk);
+		cx_online_progress(run, CX_ONLINE_BLKS_DONE, *blk);
 	}
 
 	/* this batch's pages: pruned two batches from now */
@@ -1060,10 +960,10 @@ run_batch(OnlineRun *run, BlockNumber *blk)
 
 	/* compressx.debug_rewrite_delay: lets tests cancel a batch in flight */
 	if (cx_debug_rewrite_delay_ms > 0)
-		nap(cx_debug_rewrite_delay_ms);
+		cx_online_nap(cx_debug_rewrite_delay_ms);
 
 	end_batch(&b);
-	report(run, CX_ONLINE_PHASE_REWRITE);
+	cx_online_report(run, CX_ONLINE_PHASE_REWRITE);
 	return *blk >= nblocks;
 }
 
@@ -1108,7 +1008,7 @@ retry_held(OnlineRun *run, ItemPointer tid)
 	ra.b = &b;
 	ra.tid = tid;
 	ra.rewritten = false;
-	if (!with_lock_timeout(run, retry_row_fn, &ra))
+	if (!cx_online_with_lock_timeout(run, retry_row_fn, &ra))
 		ra.result = TM_WouldBlock;
 	MemoryContextReset(b.rowcxt);
 
@@ -1120,7 +1020,7 @@ retry_held(OnlineRun *run, ItemPointer tid)
 	else if (ra.result == TM_Updated || ra.result == TM_Deleted || ra.rewritten)
 		run->pass_changed = true;
 	end_batch(&b);
-	report(run, CX_ONLINE_PHASE_RETRY);
+	cx_online_report(run, CX_ONLINE_PHASE_RETRY);
 }
 
 /*
@@ -1140,8 +1040,8 @@ set_parent_target(OnlineRun *run, Oid parentid)
 
 	if (run->req.codec == NULL)
 		return;
-	progress(run, CX_ONLINE_PHASE, CX_ONLINE_PHASE_TARGET);
-	lock_table_exclusive(run, parentid, ShareUpdateExclusiveLock, CX_ONLINE_PHASE_TARGET);
+	cx_online_progress(run, CX_ONLINE_PHASE, CX_ONLINE_PHASE_TARGET);
+	cx_online_lock_exclusive(run, parentid, ShareUpdateExclusiveLock, CX_ONLINE_PHASE_TARGET);
 	rel = try_relation_open(parentid, NoLock);
 	if (rel == NULL)
 		return;					/* dropped meanwhile: nothing to set */
@@ -1154,323 +1054,9 @@ set_parent_target(OnlineRun *run, Oid parentid)
 	relation_close(rel, NoLock);
 	if (method == InvalidCompressionMethod)
 		return;
-	lock_table_exclusive(run, parentid, AccessExclusiveLock, CX_ONLINE_PHASE_TARGET);
+	cx_online_lock_exclusive(run, parentid, AccessExclusiveLock, CX_ONLINE_PHASE_TARGET);
 	if (get_rel_relkind(parentid) == RELKIND_PARTITIONED_TABLE)
 		cx_set_column_compression(parentid, targets, ntargets);
-}
-
-/*
- * Moving to heap, step 1: every compressible column gets a setting of its
- * own (a row of compressx.column_settings) that heap can read: the codec
- * asked for, else the column's current codec when it is pglz, lz4 or none,
- * else the method heap would use for it (attcompression, else
- * default_toast_compression).  Own rows, so that no session's
- * compressx.default_codec can bring zstd back.  Under SHARE UPDATE
- * EXCLUSIVE, as set_column_codec.
- */
-static void
-set_target_for_heap(OnlineRun *run)
-{
-	Relation	rel;
-	TargetColumn *targets;
-	int			ntargets;
-	CxColumnSetting *settings;
-
-	progress(run, CX_ONLINE_PHASE, CX_ONLINE_PHASE_TARGET);
-	lock_table_exclusive(run, run->relid, ShareUpdateExclusiveLock, CX_ONLINE_PHASE_TARGET);
-	rel = open_checked(run);
-	settings = palloc(sizeof(CxColumnSetting) * Max(RelationGetDescr(rel)->natts, 1));
-	cx_resolve_settings(rel, settings);
-	targets = cx_recompress_resolve_targets(rel, NULL, cx_recompress_heap_method(&run->req),
-											&ntargets);
-	for (int t = 0; t < ntargets; t++)
-	{
-		AttrNumber	attnum = get_attnum(run->relid, targets[t].name);
-		Form_pg_attribute att = TupleDescAttr(RelationGetDescr(rel), attnum - 1);
-		const CxColumnSetting *cur = &settings[attnum - 1];
-		const CxCodec *codec = run->req.codec;
-		bool		level_isnull = run->req.level_isnull;
-		int			level = run->req.level;
-
-		if (codec == NULL && cur->codec->id != CX_CODEC_ZSTD)
-		{
-			codec = cur->codec;
-			level_isnull = false;
-			level = cur->level;
-		}
-		else if (codec == NULL)
-		{
-			char		m = CompressionMethodIsValid(att->attcompression) ?
-				att->attcompression : default_toast_compression;
-
-			codec = cx_codec_by_id(m == TOAST_LZ4_COMPRESSION ? CX_CODEC_LZ4 : CX_CODEC_PGLZ);
-			level_isnull = true;
-		}
-		cx_store_column_setting(run->relid, targets[t].name, attnum, codec,
-								level_isnull, level, true, 0, true);
-	}
-	table_close(rel, NoLock);
-}
-
-/*
- * A mark of the rows of compressx.column_settings for relid (their row
- * versions): any change to them since changes the mark.
- */
-static uint64
-settings_mark(Oid relid)
-{
-	Oid			setid = cx_extension_table_oid("column_settings");
-	Relation	srel;
-	Snapshot	snap;
-	ScanKeyData key;
-	TableScanDesc scan;
-	HeapTuple	tup;
-	uint64		mark = 0;
-
-	if (!OidIsValid(setid))
-		return 0;
-	srel = table_open(setid, AccessShareLock);
-	snap = RegisterSnapshot(GetLatestSnapshot());
-	ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(relid));
-	scan = table_beginscan(srel, snap, 1, &key);
-	while ((tup = heap_getnext(scan, ForwardScanDirection)) != NULL)
-	{
-		uint64		v[2];
-
-		v[0] = HeapTupleHeaderGetXmin(tup->t_data);
-		v[1] = ((uint64) ItemPointerGetBlockNumber(&tup->t_self) << 16) |
-			ItemPointerGetOffsetNumber(&tup->t_self);
-		mark += hash_bytes_extended((const unsigned char *) v, sizeof(v), 0x4358);
-	}
-	table_endscan(scan);
-	UnregisterSnapshot(snap);
-	table_close(srel, AccessShareLock);
-	return mark;
-}
-
-/*
- * Moving to heap: wait until every transaction that held a lock on the table
- * conflicting with SHARE (every writer) when the settings changed has ended.
- * Writers after that read the new settings when they lock the table, so
- * they write no compressx value: new values follow the settings, and an
- * UPDATE re-encodes an unchanged zstd value once its column is no longer
- * zstd (am_write.c).  The wait holds no lock on the table: nobody queues
- * behind it.
- */
-static void
-wait_for_writers(OnlineRun *run)
-{
-	LOCKTAG		tag;
-	VirtualTransactionId *holders;
-	VirtualTransactionId *others;
-	int			nothers;
-
-	progress(run, CX_ONLINE_PHASE, CX_ONLINE_PHASE_WRITERS);
-	SET_LOCKTAG_RELATION(tag, MyDatabaseId, run->relid);
-
-	/*
-	 * As WaitForLockers(ShareLock), but not for a (auto)vacuum, which holds
-	 * a lock conflicting with SHARE and writes no row: a vacuum of a large
-	 * table may take hours.  The holders list ends with an invalid one.
-	 */
-	holders = GetLockConflicts(&tag, ShareLock, NULL);
-	others = GetCurrentVirtualXIDs(InvalidTransactionId, false, false,
-								   PROC_IS_AUTOVACUUM | PROC_IN_VACUUM, &nothers);
-	for (; VirtualTransactionIdIsValid(*holders); holders++)
-	{
-		for (int i = 0; i < nothers; i++)
-		{
-			if (VirtualTransactionIdEquals(*holders, others[i]))
-			{
-				(void) VirtualXactLock(*holders, true);
-				break;
-			}
-		}
-	}
-	pfree(others);
-}
-
-/*
- * Moving to heap, after a pass that found compressx values only in row
- * versions its snapshot does not see (being inserted, or replaced but still
- * visible to older snapshots): wait for every transaction of this database
- * that has a snapshot now to end, as CREATE INDEX CONCURRENTLY waits for
- * old snapshots.  Then those versions are either visible to all or dead,
- * and the next pass rewrites or skips them.  Holds no table lock.
- */
-static void
-wait_for_old_snapshots(OnlineRun *run)
-{
-	int			n;
-	VirtualTransactionId *vxids;
-	Snapshot	snap;
-	MemoryContext oldcxt;
-
-	report(run, CX_ONLINE_PHASE_OLD);
-
-	/* first what has committed now, then who has a snapshot now */
-	snap = GetLatestSnapshot();
-	oldcxt = MemoryContextSwitchTo(run->cxt);
-	if (run->waited)
-	{
-		pfree(run->waited->xip);
-		pfree(run->waited->subxip);
-		pfree(run->waited);
-	}
-	run->waited = palloc(sizeof(SnapshotData));
-	memcpy(run->waited, snap, sizeof(SnapshotData));
-	run->waited->xip = palloc(sizeof(TransactionId) * Max(snap->xcnt, 1));
-	memcpy(run->waited->xip, snap->xip, sizeof(TransactionId) * snap->xcnt);
-	run->waited->subxip = palloc(sizeof(TransactionId) * Max(snap->subxcnt, 1));
-	memcpy(run->waited->subxip, snap->subxip, sizeof(TransactionId) * snap->subxcnt);
-	run->waited->copied = true;
-	run->waited->active_count = run->waited->regd_count = 0;
-	MemoryContextSwitchTo(oldcxt);
-
-	vxids = GetCurrentVirtualXIDs(ReadNextTransactionId(), true, false,
-								  PROC_IS_AUTOVACUUM | PROC_IN_VACUUM, &n);
-	for (int i = 0; i < n; i++)
-		(void) VirtualXactLock(vxids[i], true);
-	pfree(vxids);
-
-	/*
-	 * Nobody to wait for: the horizon is held by something without a
-	 * transaction here (a replication slot, a standby's feedback).  The
-	 * next pass comes after a nap.
-	 */
-	if (n == 0)
-		nap(1000);
-}
-
-/*
- * Error if a publication would publish relid: directly, through a
- * partition ancestor, through its schema or an ancestor's, or FOR ALL
- * TABLES.  compressx tables cannot be published (the publication guard of
- * the install script says why).
- */
-static void
-check_not_published(Oid relid)
-{
-	List	   *rels = list_make1_oid(relid);
-	List	   *pubs = GetAllTablesPublications();
-	ListCell   *lc;
-
-	if (get_rel_relispartition(relid))
-		rels = list_concat(rels, get_partition_ancestors(relid));
-	foreach(lc, rels)
-	{
-		Oid			r = lfirst_oid(lc);
-
-		pubs = list_concat(pubs, GetRelationPublications(r));
-		pubs = list_concat(pubs, GetSchemaPublications(get_rel_namespace(r)));
-	}
-	if (pubs != NIL)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("compressx table \"%s\" cannot be part of publication \"%s\"",
-						get_rel_name(relid), get_publication_name(linitial_oid(pubs), false)),
-				 errdetail("Logical replication decodes WAL, not the table access method, so it cannot read values compressx stores in its own format."),
-				 errhint("Leave the table out of the publication, or keep it stored by heap.")));
-}
-
-/*
- * Point relid at access method amoid: pg_class.relam and its dependency,
- * as ALTER TABLE .. SET ACCESS METHOD leaves them, without a rewrite (the
- * stored rows suit both: see move_to_compressx and move_to_heap).  The
- * caller holds ACCESS EXCLUSIVE, so no statement spans the change; the
- * update invalidates every backend's relcache entry.
- */
-static void
-set_relam(Oid relid, Oid amoid)
-{
-	Relation	classrel = table_open(RelationRelationId, RowExclusiveLock);
-	HeapTuple	tup = SearchSysCacheCopy1(RELOID, ObjectIdGetDatum(relid));
-	Form_pg_class form;
-	Oid			oldam;
-
-	if (!HeapTupleIsValid(tup))
-		elog(ERROR, "cache lookup failed for relation %u", relid);
-	form = (Form_pg_class) GETSTRUCT(tup);
-	oldam = form->relam;
-	form->relam = amoid;
-	CatalogTupleUpdate(classrel, &tup->t_self, tup);
-	if (changeDependencyFor(RelationRelationId, relid, AccessMethodRelationId,
-							oldam, amoid) != 1)
-		elog(ERROR, "failed to change access method dependency for relation \"%s\"",
-			 get_rel_name(relid));
-	InvokeObjectPostAlterHook(RelationRelationId, relid, 0);
-	heap_freetuple(tup);
-	table_close(classrel, RowExclusiveLock);
-	CommandCounterIncrement();
-}
-
-/*
- * heap -> compressx, before any pass: compressx reads every value heap
- * stores (core's formats), so only relam changes, under ACCESS EXCLUSIVE
- * (queued at most max_lock_wait, retried).  The passes that follow bring
- * the values to the settings (which start from attcompression).
- */
-static void
-move_to_compressx(OnlineRun *run)
-{
-	Relation	rel;
-
-	progress(run, CX_ONLINE_PHASE, CX_ONLINE_PHASE_AM);
-	check_not_published(run->relid);
-	lock_table_exclusive(run, run->relid, AccessExclusiveLock, CX_ONLINE_PHASE_AM);
-	rel = open_checked(run);
-	check_not_published(run->relid);
-	table_close(rel, NoLock);
-	set_relam(run->relid, run->target_am);
-	run->is_cx = true;
-	run->move = CX_MOVE_NONE;
-}
-
-/*
- * compressx -> heap, after a pass that found no compressx value in any row
- * version still visible to anyone, begun after wait_for_writers(): from
- * then on no writer stores one (see there), so the table holds none.
- * Under ACCESS EXCLUSIVE, checks the settings are those the pass ran with
- * (each column its own, none zstd, none changed since: set_column_codec
- * meanwhile would void the proof), sets attcompression to the codec asked
- * for, and changes relam.  Returns false, changing nothing, when the
- * settings changed: the caller starts over.
- */
-static bool
-move_to_heap(OnlineRun *run, uint64 mark)
-{
-	Relation	rel;
-	TargetColumn *targets;
-	int			ntargets;
-	CxColumnSetting *settings;
-	bool		ok;
-
-	progress(run, CX_ONLINE_PHASE, CX_ONLINE_PHASE_AM);
-	lock_table_exclusive(run, run->relid, AccessExclusiveLock, CX_ONLINE_PHASE_AM);
-	rel = open_checked(run);
-	settings = palloc(sizeof(CxColumnSetting) * Max(RelationGetDescr(rel)->natts, 1));
-	cx_resolve_settings(rel, settings);
-	targets = cx_recompress_resolve_targets(rel, NULL, cx_recompress_heap_method(&run->req),
-											&ntargets);
-	ok = settings_mark(run->relid) == mark;
-	for (int t = 0; ok && t < ntargets; t++)
-	{
-		const CxColumnSetting *cs = &settings[get_attnum(run->relid, targets[t].name) - 1];
-
-		ok = cs->explicit_setting && cs->codec->id != CX_CODEC_ZSTD;
-	}
-	table_close(rel, NoLock);
-	if (!ok)
-	{
-		run->retries++;
-		return false;
-	}
-	if (run->req.codec != NULL)
-		cx_set_column_compression(run->relid, targets, ntargets);
-	set_relam(run->relid, HEAP_TABLE_AM_OID);
-	run->is_cx = false;
-	run->move = CX_MOVE_NONE;
-	return true;
 }
 
 /*
@@ -1496,99 +1082,9 @@ target_access_method(FunctionCallInfo fcinfo, int argno)
 	return InvalidOid;			/* keep compiler quiet */
 }
 
-/*
- * Record a run on relid in compressx.online_runs, with the table's settings
- * as they are (compressx's rows, attcompression), unless a run interrupted
- * earlier recorded it already: then the settings of before that run stay,
- * for recompress_online_cleanup.  Rows of tables that no longer exist go.
- */
-static void
-record_run(OnlineRun *run, Oid relid)
-{
-	Oid			types[5] = {OIDOID, TEXTOID, INT4OID, NAMEARRAYOID, TEXTOID};
-	Datum		values[5];
-	char		nulls[5] = {' ', ' ', ' ', ' ', ' '};
-
-	if (!OidIsValid(cx_extension_table_oid("online_runs")))
-		return;					/* extension not updated to 0.2.0 yet */
-	values[0] = ObjectIdGetDatum(relid);
-	values[1] = run->req.codec ? CStringGetTextDatum(run->req.codec->name) : (Datum) 0;
-	nulls[1] = run->req.codec ? ' ' : 'n';
-	values[2] = Int32GetDatum(run->req.level);
-	nulls[2] = run->req.level_isnull ? 'n' : ' ';
-	values[3] = PointerGetDatum(run->columns);
-	nulls[3] = run->columns ? ' ' : 'n';
-	values[4] = OidIsValid(run->target_am) ?
-		CStringGetTextDatum(run->target_am == HEAP_TABLE_AM_OID ? "heap" : "compressx") : (Datum) 0;
-	nulls[4] = OidIsValid(run->target_am) ? ' ' : 'n';
-	cx_settings_exec("DELETE FROM compressx.online_runs r WHERE NOT EXISTS "
-					 "(SELECT FROM pg_class c WHERE c.oid = r.relid::oid)",
-					 0, NULL, NULL, NULL);
-	cx_settings_exec("INSERT INTO compressx.online_runs "
-					 "SELECT $1::oid::regclass, now(), $2, $3, $4, $5, "
-					 "(SELECT jsonb_agg(to_jsonb(s) - 'relid' ORDER BY s.attnum) "
-					 " FROM compressx.column_settings s WHERE s.relid = $1), "
-					 "(SELECT string_agg(a.attnum || ':' || a.attcompression::text, ',' ORDER BY a.attnum) "
-					 " FROM pg_attribute a WHERE a.attrelid = $1 AND a.attnum > 0 "
-					 " AND NOT a.attisdropped AND a.attlen = -1) "
-					 "ON CONFLICT (relid) DO NOTHING",
-					 5, types, values, nulls);
-}
-
-/*
- * A level named on a compressx table: the stored form does not record the
- * level, so values already in the target codec are re-encoded when their
- * row version was written by a transaction older than the run.  After the
- * setting changed and the writers that started before have ended, every
- * transaction with a newer xid encodes with the new level; the first xid
- * after that is the run's epoch, kept in compressx.online_runs so that a
- * resumed call (with the same codec and level) goes on from it instead of
- * re-encoding what it rewrote already.
- */
-static void
-start_relevel(OnlineRun *run)
-{
-	Oid			types[4] = {OIDOID, INT8OID, TEXTOID, INT4OID};
-	Datum		values[4];
-	text	   *epoch;
-	FullTransactionId next;
-
-	run->relevel_xid = InvalidTransactionId;
-	if (!run->is_cx || run->req.codec == NULL || run->req.level_isnull ||
-		!OidIsValid(cx_extension_table_oid("online_runs")))
-		return;
-	wait_for_writers(run);
-	next = ReadNextFullTransactionId();
-	values[0] = ObjectIdGetDatum(run->relid);
-	values[1] = Int64GetDatum((int64) U64FromFullTransactionId(next));
-	values[2] = CStringGetTextDatum(run->req.codec->name);
-	values[3] = Int32GetDatum(run->req.level);
-	epoch = cx_settings_exec_text("UPDATE compressx.online_runs SET "
-								  "epoch = CASE WHEN epoch IS NULL OR codec IS DISTINCT FROM $3 "
-								  "  OR level IS DISTINCT FROM $4 THEN $2 ELSE epoch END, "
-								  "codec = $3, level = $4 "
-								  "WHERE relid = $1 RETURNING epoch::text",
-								  4, types, values, NULL);
-	if (epoch != NULL)
-		next = FullTransactionIdFromU64((uint64) strtou64(text_to_cstring(epoch), NULL, 10));
-	run->relevel_xid = XidFromFullTransactionId(next);
-}
-
-/* The run on relid completed: forget it. */
-static void
-forget_run(Oid relid)
-{
-	Oid			types[1] = {OIDOID};
-	Datum		values[1] = {ObjectIdGetDatum(relid)};
-
-	if (OidIsValid(cx_extension_table_oid("online_runs")))
-		cx_settings_exec("DELETE FROM compressx.online_runs WHERE relid = $1",
-						 1, types, values, NULL);
-}
-
 /* Bad input that needs no lock: refused before anything happens. */
-static void
-check_target(Oid relid, bool partitioned_ok)
+void
+cx_online_check_target(Oid relid, bool partitioned_ok)
 {
 	char		relkind = get_rel_relkind(relid);
 	Oid			nsp = get_rel_namespace(relid);
@@ -1616,26 +1112,6 @@ check_target(Oid relid, bool partitioned_ok)
 }
 
 /*
- * Whether a dictionary of compressx.dictionaries serves relid (trained on it
- * or on a partitioned ancestor): only then can a stored zstd value name
- * one, so only then are values' dictionaries compared (a reference's needs
- * a TOAST chunk read).
- */
-static bool
-table_has_dictionaries(Oid relid)
-{
-	Oid			types[1] = {OIDOID};
-	Datum		values[1] = {ObjectIdGetDatum(relid)};
-
-	if (!OidIsValid(cx_extension_table_oid("dictionaries")))
-		return false;
-	return cx_settings_exec("SELECT count(*)::int4 FROM compressx.dictionaries d "
-							"WHERE d.relid = $1 OR d.relid IN "
-							"(SELECT p.relid FROM pg_partition_ancestors($1) p)",
-							1, types, values, NULL) > 0;
-}
-
-/*
  * The passes over the table, until one finds nothing to rewrite and no row
  * held (and, moving to heap, no compressx value in a row version someone
  * may still see).
@@ -1643,7 +1119,7 @@ table_has_dictionaries(Oid relid)
 static void
 run_passes(OnlineRun *run)
 {
-	run->has_dicts = run->is_cx && table_has_dictionaries(run->relid);
+	run->has_dicts = run->is_cx && cx_online_table_has_dictionaries(run->relid);
 	for (;;)
 	{
 		BlockNumber blk = 0;
@@ -1657,7 +1133,7 @@ run_passes(OnlineRun *run)
 		run->nheld = 0;
 		run->pending = 0;
 		run->pass_changed = false;
-		report(run, CX_ONLINE_PHASE_REWRITE);
+		cx_online_report(run, CX_ONLINE_PHASE_REWRITE);
 		while (!run_batch(run, &blk))
 			SPI_commit();
 		SPI_commit();
@@ -1682,13 +1158,13 @@ run_passes(OnlineRun *run)
 			continue;
 		if (run->pending > 0)
 		{
-			wait_for_old_snapshots(run);
+			cx_online_wait_for_old_snapshots(run);
 			SPI_commit();
 			continue;
 		}
 		/* rows still held after a wait: another pass, after a short nap */
-		report(run, CX_ONLINE_PHASE_RETRY);
-		nap(Min(Max(run->max_wait_ms, 10), 1000));
+		cx_online_report(run, CX_ONLINE_PHASE_RETRY);
+		cx_online_nap(Min(Max(run->max_wait_ms, 10), 1000));
 	}
 }
 
@@ -1725,24 +1201,24 @@ run_online(OnlineRun *run)
 	reltuples = rel->rd_rel->reltuples;
 	relation_close(rel, NoLock);
 	if (run->move == CX_MOVE_TO_CX)
-		check_not_published(run->relid);
-	progress(run, CX_ONLINE_TABLE, run->relid);
-	progress(run, CX_ONLINE_ROWS_TOTAL, reltuples < 0 ? 0 : (int64) reltuples);
+		cx_online_check_not_published(run->relid);
+	cx_online_progress(run, CX_ONLINE_TABLE, run->relid);
+	cx_online_progress(run, CX_ONLINE_ROWS_TOTAL, reltuples < 0 ? 0 : (int64) reltuples);
 
-	record_run(run, run->relid);
+	cx_online_record_run(run, run->relid);
 	if (run->move == CX_MOVE_TO_CX)
 	{
-		move_to_compressx(run);
+		cx_online_move_to_compressx(run);
 		SPI_commit();
 	}
 	if (run->move != CX_MOVE_TO_HEAP)
 	{
 		set_target(run);
 		SPI_commit();
-		start_relevel(run);
+		cx_online_start_relevel(run);
 		SPI_commit();
 		run_passes(run);
-		forget_run(run->relid);
+		cx_online_forget_run(run->relid);
 		SPI_commit();
 		return;
 	}
@@ -1757,23 +1233,23 @@ run_online(OnlineRun *run)
 	{
 		uint64		mark;
 
-		set_target_for_heap(run);
+		cx_online_set_target_for_heap(run);
 		SPI_commit();
-		wait_for_writers(run);
-		mark = settings_mark(run->relid);
+		cx_online_wait_for_writers(run);
+		mark = cx_online_settings_mark(run->relid);
 		SPI_commit();
 		run_passes(run);
-		if (move_to_heap(run, mark))
+		if (cx_online_move_to_heap(run, mark))
 			break;
 		SPI_commit();
 	}
-	forget_run(run->relid);
+	cx_online_forget_run(run->relid);
 	SPI_commit();
 }
 
 /* The advisory lock marking a run on relid, taken without waiting. */
-static void
-claim_table(LOCKTAG *tag, Oid relid)
+void
+cx_online_claim_table(LOCKTAG *tag, Oid relid)
 {
 	SET_LOCKTAG_ADVISORY(*tag, MyDatabaseId, relid, 0, CX_ONLINE_LOCK_FIELD4);
 	if (LockAcquire(tag, ExclusiveLock, true, true) == LOCKACQUIRE_NOT_AVAIL)
@@ -1795,17 +1271,17 @@ run_tables(OnlineRun *run, Oid relid, List *rels)
 	ListCell   *lc;
 	int64		done = 0;
 
-	progress(run, CX_ONLINE_TABLES_TOTAL, list_length(rels));
+	cx_online_progress(run, CX_ONLINE_TABLES_TOTAL, list_length(rels));
 	foreach(lc, rels)
 	{
 		Oid			r = lfirst_oid(lc);
 
 		if (get_rel_relkind(r) == RELKIND_PARTITIONED_TABLE)
 		{
-			record_run(run, r);
+			cx_online_record_run(run, r);
 			set_parent_target(run, r);
 			SPI_commit();
-			progress(run, CX_ONLINE_TABLES_DONE, ++done);
+			cx_online_progress(run, CX_ONLINE_TABLES_DONE, ++done);
 		}
 	}
 	foreach(lc, rels)
@@ -1816,7 +1292,7 @@ run_tables(OnlineRun *run, Oid relid, List *rels)
 		if (get_rel_relkind(r) != RELKIND_RELATION)
 			continue;			/* dropped or detached meanwhile */
 		if (r != relid)
-			claim_table(&tag, r);
+			cx_online_claim_table(&tag, r);
 		PG_TRY();
 		{
 			run->relid = r;
@@ -1828,12 +1304,12 @@ run_tables(OnlineRun *run, Oid relid, List *rels)
 				LockRelease(&tag, ExclusiveLock, true);
 		}
 		PG_END_TRY();
-		progress(run, CX_ONLINE_TABLES_DONE, ++done);
+		cx_online_progress(run, CX_ONLINE_TABLES_DONE, ++done);
 	}
 	foreach(lc, rels)
 	{
 		if (get_rel_relkind(lfirst_oid(lc)) == RELKIND_PARTITIONED_TABLE)
-			forget_run(lfirst_oid(lc));
+			cx_online_forget_run(lfirst_oid(lc));
 	}
 	SPI_commit();
 	run->relid = relid;
@@ -1905,14 +1381,14 @@ compressx_recompress_online(PG_FUNCTION_ARGS)
 	}
 
 	/* privileges and kinds before any lock, for every partition too */
-	check_target(run.relid, true);
+	cx_online_check_target(run.relid, true);
 	if (get_rel_relkind(run.relid) == RELKIND_PARTITIONED_TABLE)
 	{
 		ListCell   *lc;
 
 		rels = find_all_inheritors(run.relid, NoLock, NULL);
 		foreach(lc, rels)
-			check_target(lfirst_oid(lc), true);
+			cx_online_check_target(lfirst_oid(lc), true);
 	}
 	else
 		rels = list_make1_oid(run.relid);
@@ -1922,7 +1398,7 @@ compressx_recompress_online(PG_FUNCTION_ARGS)
 	 * table's OID, shown in pg_locks), released when the run ends, fails,
 	 * or the session ends.  A partition's is taken when its turn comes.
 	 */
-	claim_table(&tag, run.relid);
+	cx_online_claim_table(&tag, run.relid);
 	PG_TRY();
 	{
 		SPI_connect_ext(SPI_OPT_NONATOMIC);
@@ -1946,146 +1422,4 @@ compressx_recompress_online(PG_FUNCTION_ARGS)
 					   (long long) run.bytes_before, (long long) run.bytes_after,
 					   (long long) run.retries)));
 	PG_RETURN_VOID();
-}
-
-/*
- * Restore the settings relid had before its interrupted run and forget the
- * run; false when no run of relid is recorded.  compressx's rows under
- * SHARE UPDATE EXCLUSIVE (as set_column_codec), attcompression, where it
- * differs, under ACCESS EXCLUSIVE (as ALTER COLUMN .. SET COMPRESSION),
- * both waited for as those commands wait.
- */
-static bool
-cleanup_table(Oid relid)
-{
-	Oid			types[1] = {OIDOID};
-	Datum		values[1] = {ObjectIdGetDatum(relid)};
-	text	   *before;
-	char	   *list;
-	char	   *item;
-	char	   *save;
-	TargetColumn *targets;
-	int			ntargets = 0;
-	int			maxtargets = 8;
-
-	LockRelationOid(relid, ShareUpdateExclusiveLock);
-	if (cx_settings_exec("SELECT count(*)::int4 FROM compressx.online_runs WHERE relid = $1",
-						 1, types, values, NULL) == 0)
-		return false;
-	cx_settings_exec("DELETE FROM compressx.column_settings WHERE relid = $1",
-					 1, types, values, NULL);
-	cx_settings_exec("INSERT INTO compressx.column_settings "
-					 "(relid, attname, attnum, codec, level, min_size, dict_id) "
-					 "SELECT $1::oid::regclass, a.attname, a.attnum, x.codec, x.level, "
-					 "       x.min_size, x.dict_id "
-					 "FROM compressx.online_runs r, "
-					 "     jsonb_to_recordset(r.settings_before) AS x(attnum smallint, codec text, "
-					 "         level int, min_size int, dict_id int) "
-					 "JOIN pg_attribute a ON a.attrelid = $1 AND a.attnum = x.attnum "
-					 "     AND NOT a.attisdropped "
-					 "WHERE r.relid = $1",
-					 1, types, values, NULL);
-	before = cx_settings_exec_text("SELECT compression_before FROM compressx.online_runs "
-								   "WHERE relid = $1", 1, types, values, NULL);
-
-	/* attcompression: "attnum:method,..." (method empty: the default) */
-	targets = palloc(sizeof(TargetColumn) * maxtargets);
-	list = before ? text_to_cstring(before) : pstrdup("");
-	for (item = strtok_r(list, ",", &save); item; item = strtok_r(NULL, ",", &save))
-	{
-		char	   *colon = strchr(item, ':');
-		AttrNumber	attnum = (AttrNumber) atoi(item);
-		char		method = colon && colon[1] ? colon[1] : InvalidCompressionMethod;
-		HeapTuple	tup = SearchSysCacheAttNum(relid, attnum);
-
-		if (!HeapTupleIsValid(tup))
-			continue;
-		if (!((Form_pg_attribute) GETSTRUCT(tup))->attisdropped &&
-			((Form_pg_attribute) GETSTRUCT(tup))->attcompression != method)
-		{
-			if (ntargets == maxtargets)
-			{
-				maxtargets *= 2;
-				targets = repalloc(targets, sizeof(TargetColumn) * maxtargets);
-			}
-			memset(&targets[ntargets], 0, sizeof(TargetColumn));
-			namestrcpy((Name) targets[ntargets].name,
-					   NameStr(((Form_pg_attribute) GETSTRUCT(tup))->attname));
-			targets[ntargets].method = method;
-			ntargets++;
-		}
-		ReleaseSysCache(tup);
-	}
-	if (ntargets > 0)
-	{
-		LockRelationOid(relid, AccessExclusiveLock);
-		cx_set_column_compression(relid, targets, ntargets);
-	}
-	forget_run(relid);
-	return true;
-}
-
-/*
- * compressx.recompress_online_cleanup(rel regclass) RETURNS text
- *
- * Abandon the interrupted run of rel (of each of its partitions, for a
- * partitioned table): the column settings it changed are restored as they
- * were before the first interrupted CALL; the rows it rewrote stay as they
- * are (each whole, in a codec the table reads), and so does the access
- * method.  Refused while a run is active on the table.
- */
-Datum
-compressx_recompress_online_cleanup(PG_FUNCTION_ARGS)
-{
-	Oid			relid = PG_GETARG_OID(0);
-	List	   *rels;
-	ListCell   *lc;
-	int			n = 0;
-	List	   *tags = NIL;
-
-	check_target(relid, true);
-	if (!OidIsValid(cx_extension_table_oid("online_runs")))
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("extension compressx must be updated to version 0.2.0"),
-				 errhint("ALTER EXTENSION compressx UPDATE")));
-	rels = get_rel_relkind(relid) == RELKIND_PARTITIONED_TABLE ?
-		find_all_inheritors(relid, NoLock, NULL) : list_make1_oid(relid);
-	foreach(lc, rels)
-		check_target(lfirst_oid(lc), true);
-
-	/* no run may be active on any of them (nor on an ancestor) */
-	foreach(lc, rels)
-	{
-		LOCKTAG    *tag = palloc(sizeof(LOCKTAG));
-
-		claim_table(tag, lfirst_oid(lc));
-		tags = lappend(tags, tag);
-	}
-	if (get_rel_relispartition(relid))
-	{
-		foreach(lc, get_partition_ancestors(relid))
-		{
-			LOCKTAG    *tag = palloc(sizeof(LOCKTAG));
-
-			claim_table(tag, lfirst_oid(lc));
-			tags = lappend(tags, tag);
-		}
-	}
-	PG_TRY();
-	{
-		foreach(lc, rels)
-			n += cleanup_table(lfirst_oid(lc)) ? 1 : 0;
-	}
-	PG_FINALLY();
-	{
-		foreach(lc, tags)
-			LockRelease((LOCKTAG *) lfirst(lc), ExclusiveLock, true);
-	}
-	PG_END_TRY();
-	if (n == 0)
-		PG_RETURN_TEXT_P(cstring_to_text(psprintf("no interrupted recompress_online run on \"%s\"",
-												  get_rel_name(relid))));
-	PG_RETURN_TEXT_P(cstring_to_text(psprintf("restored the settings of %d table%s of \"%s\" as they were before the interrupted run",
-											  n, n == 1 ? "" : "s", get_rel_name(relid))));
 }

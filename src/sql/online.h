@@ -1,0 +1,136 @@
+/*-------------------------------------------------------------------------
+ *
+ * online.h
+ *	  What the parts of recompress_online share: the run's state, its
+ *	  progress slots and phases, and the steps one part calls in another.
+ *
+ *	  online.c		 the procedure, the passes and their batches
+ *	  online_move.c	 moving a table between heap and compressx
+ *	  online_runs.c	 the record of runs, levels, leftovers and cleanup
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef COMPRESSX_ONLINE_H
+#define COMPRESSX_ONLINE_H
+
+#include "access/htup.h"
+#include "storage/itemptr.h"
+#include "storage/lock.h"
+#include "utils/backend_progress.h"
+#include "utils/rel.h"
+#include "utils/snapshot.h"
+
+#include "sql/recompress.h"
+
+/*
+ * Progress, in the CLUSTER slot (it survives the procedure's commits and is
+ * cleared by an abort); compressx.recompress_online_progress reads it.
+ */
+#define CX_ONLINE_PHASE			1
+#define CX_ONLINE_PASS			2
+#define CX_ONLINE_BLKS_TOTAL	3
+#define CX_ONLINE_BLKS_DONE		4
+#define CX_ONLINE_ROWS_TOTAL	5
+#define CX_ONLINE_ROWS_CHECKED	6
+#define CX_ONLINE_ROWS_DONE		7
+#define CX_ONLINE_BYTES_BEFORE	8
+#define CX_ONLINE_BYTES_AFTER	9
+#define CX_ONLINE_RETRIES		10
+#define CX_ONLINE_BATCHES		11
+#define CX_ONLINE_TABLE			12	/* the table (partition) being done */
+#define CX_ONLINE_TABLES_DONE	13
+#define CX_ONLINE_TABLES_TOTAL	14
+#define CX_ONLINE_MARKER		19
+#define CX_ONLINE_MARKER_VALUE	0x43584F4E	/* "CXON" */
+
+#define CX_ONLINE_PHASE_TARGET	1	/* setting the columns' target */
+#define CX_ONLINE_PHASE_REWRITE 2	/* a pass over the table */
+#define CX_ONLINE_PHASE_RETRY	3	/* retrying rows clients held */
+#define CX_ONLINE_PHASE_WRITERS 4	/* waiting for writers that started before */
+#define CX_ONLINE_PHASE_OLD		5	/* waiting for old row versions to die */
+#define CX_ONLINE_PHASE_AM		6	/* changing the access method */
+
+/* advisory lock (field4) marking a run on a table, held for the session */
+#define CX_ONLINE_LOCK_FIELD4	0x4358
+
+#define CX_ONLINE_DEFAULT_BATCH 1000
+
+/* An access-method change the run makes on the table. */
+typedef enum AmMove
+{
+	CX_MOVE_NONE,
+	CX_MOVE_TO_CX,				/* heap -> compressx: relam first, then passes */
+	CX_MOVE_TO_HEAP				/* compressx -> heap: passes, then relam */
+} AmMove;
+
+typedef struct OnlineRun
+{
+	Oid			top_relid;		/* the table named in the call */
+	Oid			relid;			/* the table being done (a partition) */
+	char	   *relname;		/* its name, for messages once it is gone */
+	Oid			filenumber;		/* its file when the pass began, or invalid */
+	bool		file_replaced;	/* ... and it changed since: tids are stale */
+	int64		progress[PGSTAT_NUM_PROGRESS_PARAM];	/* as reported */
+	bool		is_cx;
+	AmMove		move;
+	Oid			target_am;		/* InvalidOid: keep each table's */
+	CxRecompressRequest req;
+	ArrayType  *columns;		/* NULL: every compressible column */
+	int			batch_rows;
+	int64		max_wait_ms;
+	/* totals, reported as progress */
+	int64		pass;
+	int64		rows_checked;
+	int64		rows_rewritten;
+	int64		bytes_before;
+	int64		bytes_after;
+	int64		retries;
+	int64		batches;
+	/* the current pass: rows clients held, and whether anything moved */
+	ItemPointerData *held;
+	int			nheld;
+	int			maxheld;
+	bool		pass_changed;
+	bool		has_dicts;		/* compressx: dictionaries serve the table */
+	TransactionId relevel_xid;	/* compressx, a level named: values in the
+								 * target codec of row versions written by
+								 * older transactions are re-encoded */
+	int64		pending;		/* moving to heap: compressx values in row
+								 * versions the pass could not rewrite */
+	Snapshot	waited;			/* moving to heap: taken as the last wait for
+								 * old snapshots began (a copy), or NULL */
+	OffsetNumber next_off;		/* a full batch stopped in a block: from here */
+	BlockNumber done_from[2];	/* the blocks of the last two batches, */
+	BlockNumber done_to[2];		/* [from, to), [0] the older */
+	BlockNumber pass_blocks;	/* the table's size when the pass began */
+	BlockNumber pass_toast_blocks;	/* its TOAST relation's, then */
+	MemoryContext cxt;			/* lives as long as the call */
+} OnlineRun;
+
+/* online.c */
+extern void cx_online_progress(OnlineRun *run, int idx, int64 val);
+extern void cx_online_report(OnlineRun *run, int phase);
+extern void cx_online_nap(int64 ms);
+extern Relation cx_online_open_checked(OnlineRun *run);
+extern bool cx_online_with_lock_timeout(OnlineRun *run, void (*fn) (void *), void *arg);
+extern void cx_online_lock_exclusive(OnlineRun *run, Oid relid, LOCKMODE mode, int phase);
+extern void cx_online_claim_table(LOCKTAG *tag, Oid relid);
+extern void cx_online_check_target(Oid relid, bool partitioned_ok);
+
+/* online_move.c */
+extern void cx_online_set_target_for_heap(OnlineRun *run);
+extern uint64 cx_online_settings_mark(Oid relid);
+extern void cx_online_wait_for_writers(OnlineRun *run);
+extern void cx_online_wait_for_old_snapshots(OnlineRun *run);
+extern void cx_online_check_not_published(Oid relid);
+extern void cx_online_move_to_compressx(OnlineRun *run);
+extern bool cx_online_move_to_heap(OnlineRun *run, uint64 mark);
+extern bool cx_online_gone_for_all(OnlineRun *run, HeapTuple tuple);
+
+/* online_runs.c */
+extern void cx_online_record_run(OnlineRun *run, Oid relid);
+extern void cx_online_forget_run(Oid relid);
+extern void cx_online_start_relevel(OnlineRun *run);
+extern bool cx_online_table_has_dictionaries(Oid relid);
+
+#endif							/* COMPRESSX_ONLINE_H */

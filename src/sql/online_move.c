@@ -1,0 +1,401 @@
+/*-------------------------------------------------------------------------
+ *
+ * online_move.c
+ *	  recompress_online moving a table between heap and compressx: the
+ *	  settings heap reads, the waits for writers and old snapshots, the
+ *	  publication check, and the change of relam (doc/online.md).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/detoast.h"
+#include "access/genam.h"
+#include "access/stratnum.h"
+#include "access/heapam.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "access/toast_compression.h"
+#include "access/toast_internals.h"
+#include "access/transam.h"
+#include "access/xact.h"
+#include "catalog/catalog.h"
+#include "catalog/dependency.h"
+#include "catalog/indexing.h"
+#include "catalog/namespace.h"
+#include "catalog/objectaccess.h"
+#include "catalog/partition.h"
+#include "catalog/pg_am_d.h"
+#include "catalog/pg_attribute.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_inherits.h"
+#include "catalog/pg_publication.h"
+#include "catalog/pg_type.h"
+#include "commands/defrem.h"
+#include "common/hashfn.h"
+#include "commands/progress.h"
+#include "executor/executor.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "nodes/parsenodes.h"
+#include "pgstat.h"
+#include "storage/bufmgr.h"
+#include "storage/freespace.h"
+#include "storage/latch.h"
+#include "storage/lmgr.h"
+#include "storage/lock.h"
+#include "storage/proc.h"
+#include "storage/procarray.h"
+#include "utils/builtins.h"
+#include "utils/datetime.h"
+#include "utils/fmgroids.h"
+#include "utils/guc.h"
+#include "utils/inval.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+#include "utils/syscache.h"
+#include "utils/timestamp.h"
+
+#include "compat.h"
+#include "am/am.h"
+#include "am/rewrite.h"
+#include "catalog/relation.h"
+#include "catalog/settings.h"
+#include "sql/inspect.h"
+#include "sql/online.h"
+#include "sql/recompress.h"
+#include "storage/format.h"
+
+/*
+ * Moving to heap, step 1: every compressible column gets a setting of its
+ * own (a row of compressx.column_settings) that heap can read: the codec
+ * asked for, else the column's current codec when it is pglz, lz4 or none,
+ * else the method heap would use for it (attcompression, else
+ * default_toast_compression).  Own rows, so that no session's
+ * compressx.default_codec can bring zstd back.  Under SHARE UPDATE
+ * EXCLUSIVE, as set_column_codec.
+ */
+void
+cx_online_set_target_for_heap(OnlineRun *run)
+{
+	Relation	rel;
+	TargetColumn *targets;
+	int			ntargets;
+	CxColumnSetting *settings;
+
+	cx_online_progress(run, CX_ONLINE_PHASE, CX_ONLINE_PHASE_TARGET);
+	cx_online_lock_exclusive(run, run->relid, ShareUpdateExclusiveLock, CX_ONLINE_PHASE_TARGET);
+	rel = cx_online_open_checked(run);
+	settings = palloc(sizeof(CxColumnSetting) * Max(RelationGetDescr(rel)->natts, 1));
+	cx_resolve_settings(rel, settings);
+	targets = cx_recompress_resolve_targets(rel, NULL, cx_recompress_heap_method(&run->req),
+											&ntargets);
+	for (int t = 0; t < ntargets; t++)
+	{
+		AttrNumber	attnum = get_attnum(run->relid, targets[t].name);
+		Form_pg_attribute att = TupleDescAttr(RelationGetDescr(rel), attnum - 1);
+		const CxColumnSetting *cur = &settings[attnum - 1];
+		const CxCodec *codec = run->req.codec;
+		bool		level_isnull = run->req.level_isnull;
+		int			level = run->req.level;
+
+		if (codec == NULL && cur->codec->id != CX_CODEC_ZSTD)
+		{
+			codec = cur->codec;
+			level_isnull = false;
+			level = cur->level;
+		}
+		else if (codec == NULL)
+		{
+			char		m = CompressionMethodIsValid(att->attcompression) ?
+				att->attcompression : default_toast_compression;
+
+			codec = cx_codec_by_id(m == TOAST_LZ4_COMPRESSION ? CX_CODEC_LZ4 : CX_CODEC_PGLZ);
+			level_isnull = true;
+		}
+		cx_store_column_setting(run->relid, targets[t].name, attnum, codec,
+								level_isnull, level, true, 0, true);
+	}
+	table_close(rel, NoLock);
+}
+
+/*
+ * A mark of the rows of compressx.column_settings for relid (their row
+ * versions): any change to them since changes the mark.
+ */
+uint64
+cx_online_settings_mark(Oid relid)
+{
+	Oid			setid = cx_extension_table_oid("column_settings");
+	Relation	srel;
+	Snapshot	snap;
+	ScanKeyData key;
+	TableScanDesc scan;
+	HeapTuple	tup;
+	uint64		mark = 0;
+
+	if (!OidIsValid(setid))
+		return 0;
+	srel = table_open(setid, AccessShareLock);
+	snap = RegisterSnapshot(GetLatestSnapshot());
+	ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(relid));
+	scan = table_beginscan(srel, snap, 1, &key);
+	while ((tup = heap_getnext(scan, ForwardScanDirection)) != NULL)
+	{
+		uint64		v[2];
+
+		v[0] = HeapTupleHeaderGetXmin(tup->t_data);
+		v[1] = ((uint64) ItemPointerGetBlockNumber(&tup->t_self) << 16) |
+			ItemPointerGetOffsetNumber(&tup->t_self);
+		mark += hash_bytes_extended((const unsigned char *) v, sizeof(v), 0x4358);
+	}
+	table_endscan(scan);
+	UnregisterSnapshot(snap);
+	table_close(srel, AccessShareLock);
+	return mark;
+}
+
+/*
+ * Moving to heap: wait until every transaction that held a lock on the table
+ * conflicting with SHARE (every writer) when the settings changed has ended.
+ * Writers after that read the new settings when they lock the table, so
+ * they write no compressx value: new values follow the settings, and an
+ * UPDATE re-encodes an unchanged zstd value once its column is no longer
+ * zstd (am_write.c).  The wait holds no lock on the table: nobody queues
+ * behind it.
+ */
+void
+cx_online_wait_for_writers(OnlineRun *run)
+{
+	LOCKTAG		tag;
+	VirtualTransactionId *holders;
+	VirtualTransactionId *others;
+	int			nothers;
+
+	cx_online_progress(run, CX_ONLINE_PHASE, CX_ONLINE_PHASE_WRITERS);
+	SET_LOCKTAG_RELATION(tag, MyDatabaseId, run->relid);
+
+	/*
+	 * As WaitForLockers(ShareLock), but not for a (auto)vacuum, which holds
+	 * a lock conflicting with SHARE and writes no row: a vacuum of a large
+	 * table may take hours.  The holders list ends with an invalid one.
+	 */
+	holders = GetLockConflicts(&tag, ShareLock, NULL);
+	others = GetCurrentVirtualXIDs(InvalidTransactionId, false, false,
+								   PROC_IS_AUTOVACUUM | PROC_IN_VACUUM, &nothers);
+	for (; VirtualTransactionIdIsValid(*holders); holders++)
+	{
+		for (int i = 0; i < nothers; i++)
+		{
+			if (VirtualTransactionIdEquals(*holders, others[i]))
+			{
+				(void) VirtualXactLock(*holders, true);
+				break;
+			}
+		}
+	}
+	pfree(others);
+}
+
+/*
+ * Moving to heap, after a pass that found compressx values only in row
+ * versions its snapshot does not see (being inserted, or replaced but still
+ * visible to older snapshots): wait for every transaction of this database
+ * that has a snapshot now to end, as CREATE INDEX CONCURRENTLY waits for
+ * old snapshots.  Then those versions are either visible to all or dead,
+ * and the next pass rewrites or skips them.  Holds no table lock.
+ */
+void
+cx_online_wait_for_old_snapshots(OnlineRun *run)
+{
+	int			n;
+	VirtualTransactionId *vxids;
+	Snapshot	snap;
+	MemoryContext oldcxt;
+
+	cx_online_report(run, CX_ONLINE_PHASE_OLD);
+
+	/* first what has committed now, then who has a snapshot now */
+	snap = GetLatestSnapshot();
+	oldcxt = MemoryContextSwitchTo(run->cxt);
+	if (run->waited)
+	{
+		pfree(run->waited->xip);
+		pfree(run->waited->subxip);
+		pfree(run->waited);
+	}
+	run->waited = palloc(sizeof(SnapshotData));
+	memcpy(run->waited, snap, sizeof(SnapshotData));
+	run->waited->xip = palloc(sizeof(TransactionId) * Max(snap->xcnt, 1));
+	memcpy(run->waited->xip, snap->xip, sizeof(TransactionId) * snap->xcnt);
+	run->waited->subxip = palloc(sizeof(TransactionId) * Max(snap->subxcnt, 1));
+	memcpy(run->waited->subxip, snap->subxip, sizeof(TransactionId) * snap->subxcnt);
+	run->waited->copied = true;
+	run->waited->active_count = run->waited->regd_count = 0;
+	MemoryContextSwitchTo(oldcxt);
+
+	vxids = GetCurrentVirtualXIDs(ReadNextTransactionId(), true, false,
+								  PROC_IS_AUTOVACUUM | PROC_IN_VACUUM, &n);
+	for (int i = 0; i < n; i++)
+		(void) VirtualXactLock(vxids[i], true);
+	pfree(vxids);
+
+	/*
+	 * Nobody to wait for: the horizon is held by something without a
+	 * transaction here (a replication slot, a standby's feedback).  The
+	 * next pass comes after a nap.
+	 */
+	if (n == 0)
+		cx_online_nap(1000);
+}
+
+/*
+ * Error if a publication would publish relid: directly, through a
+ * partition ancestor, through its schema or an ancestor's, or FOR ALL
+ * TABLES.  compressx tables cannot be published (the publication guard of
+ * the install script says why).
+ */
+void
+cx_online_check_not_published(Oid relid)
+{
+	List	   *rels = list_make1_oid(relid);
+	List	   *pubs = GetAllTablesPublications();
+	ListCell   *lc;
+
+	if (get_rel_relispartition(relid))
+		rels = list_concat(rels, get_partition_ancestors(relid));
+	foreach(lc, rels)
+	{
+		Oid			r = lfirst_oid(lc);
+
+		pubs = list_concat(pubs, GetRelationPublications(r));
+		pubs = list_concat(pubs, GetSchemaPublications(get_rel_namespace(r)));
+	}
+	if (pubs != NIL)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("compressx table \"%s\" cannot be part of publication \"%s\"",
+						get_rel_name(relid), get_publication_name(linitial_oid(pubs), false)),
+				 errdetail("Logical replication decodes WAL, not the table access method, so it cannot read values compressx stores in its own format."),
+				 errhint("Leave the table out of the publication, or keep it stored by heap.")));
+}
+
+/*
+ * Point relid at access method amoid: pg_class.relam and its dependency,
+ * as ALTER TABLE .. SET ACCESS METHOD leaves them, without a rewrite (the
+ * stored rows suit both: see move_to_compressx and move_to_heap).  The
+ * caller holds ACCESS EXCLUSIVE, so no statement spans the change; the
+ * update invalidates every backend's relcache entry.
+ */
+static void
+set_relam(Oid relid, Oid amoid)
+{
+	Relation	classrel = table_open(RelationRelationId, RowExclusiveLock);
+	HeapTuple	tup = SearchSysCacheCopy1(RELOID, ObjectIdGetDatum(relid));
+	Form_pg_class form;
+	Oid			oldam;
+
+	if (!HeapTupleIsValid(tup))
+		elog(ERROR, "cache lookup failed for relation %u", relid);
+	form = (Form_pg_class) GETSTRUCT(tup);
+	oldam = form->relam;
+	form->relam = amoid;
+	CatalogTupleUpdate(classrel, &tup->t_self, tup);
+	if (changeDependencyFor(RelationRelationId, relid, AccessMethodRelationId,
+							oldam, amoid) != 1)
+		elog(ERROR, "failed to change access method dependency for relation \"%s\"",
+			 get_rel_name(relid));
+	InvokeObjectPostAlterHook(RelationRelationId, relid, 0);
+	heap_freetuple(tup);
+	table_close(classrel, RowExclusiveLock);
+	CommandCounterIncrement();
+}
+
+/*
+ * heap -> compressx, before any pass: compressx reads every value heap
+ * stores (core's formats), so only relam changes, under ACCESS EXCLUSIVE
+ * (queued at most max_lock_wait, retried).  The passes that follow bring
+ * the values to the settings (which start from attcompression).
+ */
+void
+cx_online_move_to_compressx(OnlineRun *run)
+{
+	Relation	rel;
+
+	cx_online_progress(run, CX_ONLINE_PHASE, CX_ONLINE_PHASE_AM);
+	cx_online_check_not_published(run->relid);
+	cx_online_lock_exclusive(run, run->relid, AccessExclusiveLock, CX_ONLINE_PHASE_AM);
+	rel = cx_online_open_checked(run);
+	cx_online_check_not_published(run->relid);
+	table_close(rel, NoLock);
+	set_relam(run->relid, run->target_am);
+	run->is_cx = true;
+	run->move = CX_MOVE_NONE;
+}
+
+/*
+ * compressx -> heap, after a pass that found no compressx value in any row
+ * version still visible to anyone, begun after cx_online_wait_for_writers(): from
+ * then on no writer stores one (see there), so the table holds none.
+ * Under ACCESS EXCLUSIVE, checks the settings are those the pass ran with
+ * (each column its own, none zstd, none changed since: set_column_codec
+ * meanwhile would void the proof), sets attcompression to the codec asked
+ * for, and changes relam.  Returns false, changing nothing, when the
+ * settings changed: the caller starts over.
+ */
+bool
+cx_online_move_to_heap(OnlineRun *run, uint64 mark)
+{
+	Relation	rel;
+	TargetColumn *targets;
+	int			ntargets;
+	CxColumnSetting *settings;
+	bool		ok;
+
+	cx_online_progress(run, CX_ONLINE_PHASE, CX_ONLINE_PHASE_AM);
+	cx_online_lock_exclusive(run, run->relid, AccessExclusiveLock, CX_ONLINE_PHASE_AM);
+	rel = cx_online_open_checked(run);
+	settings = palloc(sizeof(CxColumnSetting) * Max(RelationGetDescr(rel)->natts, 1));
+	cx_resolve_settings(rel, settings);
+	targets = cx_recompress_resolve_targets(rel, NULL, cx_recompress_heap_method(&run->req),
+											&ntargets);
+	ok = cx_online_settings_mark(run->relid) == mark;
+	for (int t = 0; ok && t < ntargets; t++)
+	{
+		const CxColumnSetting *cs = &settings[get_attnum(run->relid, targets[t].name) - 1];
+
+		ok = cs->explicit_setting && cs->codec->id != CX_CODEC_ZSTD;
+	}
+	table_close(rel, NoLock);
+	if (!ok)
+	{
+		run->retries++;
+		return false;
+	}
+	if (run->req.codec != NULL)
+		cx_set_column_compression(run->relid, targets, ntargets);
+	set_relam(run->relid, HEAP_TABLE_AM_OID);
+	run->is_cx = false;
+	run->move = CX_MOVE_NONE;
+	return true;
+}
+
+/*
+ * Moving to heap: whether the recently dead row version tuple is visible
+ * to no snapshot: its deleter committed before the last wait for old
+ * snapshots began, and every snapshot of that time has ended since.
+ * (HeapTupleSatisfiesVacuum's horizon is coarser: a transaction that
+ * merely has an xid, with no snapshot, holds it back.)
+ */
+bool
+cx_online_gone_for_all(OnlineRun *run, HeapTuple tuple)
+{
+	TransactionId xmax = HeapTupleHeaderGetUpdateXid(tuple->t_data);
+
+	return run->waited != NULL && TransactionIdIsNormal(xmax) &&
+		!XidInMVCCSnapshot(xmax, run->waited) && TransactionIdDidCommit(xmax);
+}
