@@ -1184,6 +1184,10 @@ run_online(OnlineRun *run)
 				 errmsg("relation with OID %u does not exist", run->relid)));
 	cx_check_table_relkind(rel);
 	run->relname = MemoryContextStrdup(run->cxt, RelationGetRelationName(rel));
+	/* the previous partition's pages are not this one's */
+	memset(run->done_from, 0, sizeof(run->done_from));
+	memset(run->done_to, 0, sizeof(run->done_to));
+	run->pass_blocks = run->pass_toast_blocks = 0;
 	run->is_cx = cx_is_compressx_relation(rel);
 	run->move = CX_MOVE_NONE;
 	if (OidIsValid(run->target_am) && run->target_am != rel->rd_rel->relam)
