@@ -71,6 +71,27 @@
 #include "storage/format.h"
 
 /*
+ * Moving to heap: lock the table in mode (queued at most max_lock_wait,
+ * reported as phase), open it checked, and resolve its columns' settings
+ * and every compressible column (all are targets of a move to heap).
+ */
+static Relation
+lock_and_resolve(OnlineRun *run, LOCKMODE mode, int phase,
+				 CxColumnSetting **settings, TargetColumn **targets, int *ntargets)
+{
+	Relation	rel;
+
+	cx_online_progress(run, CX_ONLINE_PHASE, phase);
+	cx_online_lock_exclusive(run, run->relid, mode, phase);
+	rel = cx_online_open_checked(run);
+	*settings = palloc(sizeof(CxColumnSetting) * Max(RelationGetDescr(rel)->natts, 1));
+	cx_resolve_settings(rel, *settings);
+	*targets = cx_recompress_resolve_targets(rel, NULL, cx_recompress_heap_method(&run->req),
+											 ntargets);
+	return rel;
+}
+
+/*
  * Moving to heap, step 1: every compressible column gets a setting of its
  * own (a row of compressx.column_settings) that heap can read: the codec
  * asked for, else the column's current codec when it is pglz, lz4 or none,
@@ -87,13 +108,8 @@ cx_online_set_target_for_heap(OnlineRun *run)
 	int			ntargets;
 	CxColumnSetting *settings;
 
-	cx_online_progress(run, CX_ONLINE_PHASE, CX_ONLINE_PHASE_TARGET);
-	cx_online_lock_exclusive(run, run->relid, ShareUpdateExclusiveLock, CX_ONLINE_PHASE_TARGET);
-	rel = cx_online_open_checked(run);
-	settings = palloc(sizeof(CxColumnSetting) * Max(RelationGetDescr(rel)->natts, 1));
-	cx_resolve_settings(rel, settings);
-	targets = cx_recompress_resolve_targets(rel, NULL, cx_recompress_heap_method(&run->req),
-											&ntargets);
+	rel = lock_and_resolve(run, ShareUpdateExclusiveLock, CX_ONLINE_PHASE_TARGET,
+						   &settings, &targets, &ntargets);
 	for (int t = 0; t < ntargets; t++)
 	{
 		AttrNumber	attnum = get_attnum(run->relid, targets[t].name);
@@ -356,13 +372,8 @@ cx_online_move_to_heap(OnlineRun *run, uint64 mark)
 	CxColumnSetting *settings;
 	bool		ok;
 
-	cx_online_progress(run, CX_ONLINE_PHASE, CX_ONLINE_PHASE_AM);
-	cx_online_lock_exclusive(run, run->relid, AccessExclusiveLock, CX_ONLINE_PHASE_AM);
-	rel = cx_online_open_checked(run);
-	settings = palloc(sizeof(CxColumnSetting) * Max(RelationGetDescr(rel)->natts, 1));
-	cx_resolve_settings(rel, settings);
-	targets = cx_recompress_resolve_targets(rel, NULL, cx_recompress_heap_method(&run->req),
-											&ntargets);
+	rel = lock_and_resolve(run, AccessExclusiveLock, CX_ONLINE_PHASE_AM,
+						   &settings, &targets, &ntargets);
 	ok = cx_online_settings_mark(run->relid) == mark;
 	for (int t = 0; ok && t < ntargets; t++)
 	{
