@@ -89,6 +89,7 @@ ok( $primary->poll_query_until('postgres', q{
                = 'h2c:rewriting,lk:changing access method,m2h:rewriting,w2h:waiting for writers'
            AND bool_and(rows_rewritten >= 150 OR relation = 'w2h'::regclass)
            AND bool_and(retries >= 3 OR relation <> 'lk'::regclass)
+           AND bool_and(current_table = relation AND tables_done = 0 AND tables_total = 1)
         FROM compressx.recompress_online_progress}),
     'm2h and h2c are rewriting, w2h waits for the writer, lk retries its last lock')
   or diag($primary->safe_psql('postgres',
