@@ -21,6 +21,7 @@ OBJS = \
 	src/sql/online_runs.o \
 	src/sql/recompress.o \
 	src/sql/verify.o \
+	src/logical/decoder.o \
 	src/compressx.o
 
 EXTENSION = compressx
@@ -44,3 +45,29 @@ include $(PGXS)
 ifneq ($(filter 9.% 10 11 12 13 14,$(MAJORVERSION)),)
 $(error compressx needs PostgreSQL 15 or later; $(PG_CONFIG) is PostgreSQL $(VERSION))
 endif
+
+# Output plugins wrapping another plugin by its library name, built from one
+# source (src/decoders/shim.c, src/logical/decoder.c): compressx_test_decoding
+# in $libdir, and the opt-in shadows $libdir/compressx_decoders/{pgoutput,
+# test_decoding} (README, "Logical replication and CDC").
+DECODER_LIBS = decoders/compressx_test_decoding$(DLSUFFIX) \
+	decoders/shadow/pgoutput$(DLSUFFIX) decoders/shadow/test_decoding$(DLSUFFIX)
+EXTRA_CLEAN = decoders
+
+all: $(DECODER_LIBS)
+
+decoders/compressx_test_decoding$(DLSUFFIX): CX_INNER = test_decoding
+decoders/shadow/pgoutput$(DLSUFFIX): CX_INNER = pgoutput
+decoders/shadow/test_decoding$(DLSUFFIX): CX_INNER = test_decoding
+$(DECODER_LIBS): src/decoders/shim.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(CFLAGS_SL) $(CFLAGS_SL_MODULE) $(CPPFLAGS) \
+		-DCX_INNER='"$$libdir/$(CX_INNER)"' -shared -o $@ $< $(LDFLAGS) $(LDFLAGS_SL)
+
+install: install-decoders
+install-decoders: $(DECODER_LIBS)
+	$(MKDIR_P) '$(DESTDIR)$(pkglibdir)/compressx_decoders'
+	$(INSTALL_SHLIB) decoders/compressx_test_decoding$(DLSUFFIX) '$(DESTDIR)$(pkglibdir)/'
+	$(INSTALL_SHLIB) decoders/shadow/pgoutput$(DLSUFFIX) decoders/shadow/test_decoding$(DLSUFFIX) \
+		'$(DESTDIR)$(pkglibdir)/compressx_decoders/'
+.PHONY: install-decoders

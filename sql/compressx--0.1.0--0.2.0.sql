@@ -443,3 +443,119 @@ LANGUAGE C STRICT;
 
 COMMENT ON FUNCTION compressx.recompress_online_cleanup(regclass) IS
 'abandon an interrupted recompress_online run: restore the column settings the table had before it';
+
+-- Logical replication and CDC (issue 13).  Decoding reads compressx's
+-- values from WAL through the output plugin compressx (pgoutput's
+-- protocol) or compressx_test_decoding (src/logical/decoder.c), which read
+-- dictionaries with the historic snapshot: the dictionaries table must be a
+-- user catalog table for its rows to be seen, and kept, as of each decoded
+-- change.  Rows that committed before this are seen by slots created after
+-- it.
+ALTER TABLE compressx.dictionaries SET (user_catalog_table = true);
+
+-- The publication guard now refuses only what cannot work: publishing
+-- compressx's own tables by name or by schema.  Their rows name relations
+-- and dictionaries by this database's OIDs and ids, which mean nothing, or
+-- something else, on another server.  FOR ALL TABLES includes them (core
+-- gives no way out); compressx.skip_replicated_rows() below keeps a
+-- subscriber's own rows.  compressx tables themselves may be published.
+CREATE OR REPLACE FUNCTION compressx.check_publications()
+RETURNS event_trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    pub name;
+    tbl regclass;
+BEGIN
+    SELECT p.pubname, c.oid::regclass INTO pub, tbl
+    FROM pg_event_trigger_ddl_commands() d
+    JOIN pg_publication p ON
+         (d.classid = 'pg_publication'::regclass AND p.oid = d.objid)
+      OR (d.classid = 'pg_publication_rel'::regclass AND p.oid =
+            (SELECT pr.prpubid FROM pg_publication_rel pr WHERE pr.oid = d.objid))
+      OR (d.classid = 'pg_publication_namespace'::regclass AND p.oid =
+            (SELECT pn.pnpubid FROM pg_publication_namespace pn WHERE pn.oid = d.objid))
+    JOIN pg_class c ON c.relnamespace = 'compressx'::regnamespace AND c.relkind = 'r'
+    WHERE NOT p.puballtables
+      AND (EXISTS (SELECT 1 FROM pg_publication_rel pr
+                   WHERE pr.prpubid = p.oid AND pr.prrelid = c.oid)
+           OR EXISTS (SELECT 1 FROM pg_publication_namespace pn
+                      WHERE pn.pnpubid = p.oid AND pn.pnnspid = c.relnamespace))
+    ORDER BY 1, 2::text
+    LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'compressx''s own table % cannot be part of publication "%"', tbl, pub
+            USING ERRCODE = 'feature_not_supported',
+                  DETAIL = 'Its rows name this database''s relations and dictionaries by their OIDs and ids, which mean nothing on another server.',
+                  HINT = 'Publish the compressx tables themselves; a subscriber keeps its own compressx settings.';
+    END IF;
+END
+$$;
+
+DROP EVENT TRIGGER compressx_publications;
+CREATE EVENT TRIGGER compressx_publications ON ddl_command_end
+    WHEN TAG IN ('CREATE PUBLICATION', 'ALTER PUBLICATION')
+    EXECUTE FUNCTION compressx.check_publications();
+
+-- A subscriber with compressx installed, subscribed to a FOR ALL TABLES
+-- publication of a server with compressx, would get that server's
+-- settings and dictionaries: rows naming its relations by OID.  The
+-- logical replication workers (apply and table sync) skip them; nothing
+-- else does, whatever session_replication_role says.
+CREATE FUNCTION compressx.skip_replicated_rows()
+RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF (SELECT a.backend_type FROM pg_stat_get_activity(pg_backend_pid()) a)
+           LIKE 'logical replication%' THEN
+        RETURN NULL;
+    END IF;
+    IF TG_OP = 'DELETE' THEN
+        RETURN OLD;
+    END IF;
+    RETURN NEW;
+END
+$$;
+
+CREATE TRIGGER skip_replicated_rows BEFORE INSERT OR UPDATE OR DELETE
+    ON compressx.column_settings FOR EACH ROW
+    EXECUTE FUNCTION compressx.skip_replicated_rows();
+ALTER TABLE compressx.column_settings ENABLE REPLICA TRIGGER skip_replicated_rows;
+CREATE TRIGGER skip_replicated_rows BEFORE INSERT OR UPDATE OR DELETE
+    ON compressx.dictionaries FOR EACH ROW
+    EXECUTE FUNCTION compressx.skip_replicated_rows();
+ALTER TABLE compressx.dictionaries ENABLE REPLICA TRIGGER skip_replicated_rows;
+CREATE TRIGGER skip_replicated_rows BEFORE INSERT OR UPDATE OR DELETE
+    ON compressx.online_runs FOR EACH ROW
+    EXECUTE FUNCTION compressx.skip_replicated_rows();
+ALTER TABLE compressx.online_runs ENABLE REPLICA TRIGGER skip_replicated_rows;
+
+-- Logical slots of this database whose plugin cannot decode compressx's
+-- own (zstd) values: such a slot stops at the first one it has to send.
+CREATE FUNCTION compressx.check_logical()
+RETURNS TABLE (slot_name name, plugin name, problem text)
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    WITH path AS (
+        SELECT string_to_array(current_setting('dynamic_library_path'), ':') AS p
+    )
+    SELECT s.slot_name, s.plugin,
+           format('plugin %s cannot decode compressx''s zstd values, so the slot stops at the first one it must send; '
+                  'use a slot with plugin compressx (pgoutput''s protocol) or compressx_test_decoding, '
+                  'or put $libdir/compressx_decoders before $libdir on dynamic_library_path', s.plugin)
+    FROM pg_replication_slots s, path
+    WHERE s.slot_type = 'logical'
+      AND s.database = current_database()
+      AND s.plugin NOT IN ('compressx', 'compressx_test_decoding')
+      AND NOT (s.plugin IN ('pgoutput', 'test_decoding')
+               AND array_position(path.p, '$libdir/compressx_decoders')
+                   < coalesce(array_position(path.p, '$libdir'), 2147483647))
+    ORDER BY 1
+$$;
+
+COMMENT ON FUNCTION compressx.check_logical() IS
+'logical replication slots of this database whose output plugin cannot decode compressx values';

@@ -148,4 +148,42 @@ cx_heap_update(Relation rel, ItemPointer otid, HeapTuple newtup, CommandId cid,
 #define cx_rel_filenumber(rel) ((rel)->rd_node.relNode)
 #endif
 
+/*
+ * Logical decoding (logical/decoder.c).  17 replaced ReorderBufferTupleBuf
+ * by a plain HeapTuple in ReorderBufferChange; 16 added rbtxn_get_toptxn();
+ * 17 added LogLogicalMessage()'s flush argument.
+ */
+#include "replication/message.h"
+#include "replication/reorderbuffer.h"
+#if PG_VERSION_NUM >= 170000
+#define cx_change_tuple(tup) (tup)
+typedef HeapTuple CxChangeTuple;
+static inline CxChangeTuple
+cx_make_change_tuple(HeapTuple tup)
+{
+	return tup;
+}
+#define cx_log_message(prefix, data, size) \
+	LogLogicalMessage((prefix), (data), (size), true, false)
+#else
+#define cx_change_tuple(tup) ((tup) ? &(tup)->tuple : NULL)
+typedef ReorderBufferTupleBuf *CxChangeTuple;
+static inline CxChangeTuple
+cx_make_change_tuple(HeapTuple tup)
+{
+	ReorderBufferTupleBuf *buf = palloc0(sizeof(ReorderBufferTupleBuf));
+
+	buf->tuple = *tup;
+	buf->alloc_tuple_size = tup->t_len;
+	return buf;
+}
+#define cx_log_message(prefix, data, size) \
+	LogLogicalMessage((prefix), (data), (size), true)
+#endif
+#if PG_VERSION_NUM >= 160000
+#define cx_top_txn(txn) rbtxn_get_toptxn(txn)
+#else
+#define cx_top_txn(txn) ((txn)->toptxn ? (txn)->toptxn : (txn))
+#endif
+
 #endif							/* COMPRESSX_COMPAT_H */

@@ -9,7 +9,7 @@ set -u
 cd "$(dirname "$0")/../src" || exit 2
 rank() {
     case "$1" in
-        storage/*) echo 0 ;; catalog/*) echo 1 ;; am/*) echo 2 ;; sql/*) echo 3 ;;
+        storage/*) echo 0 ;; catalog/*) echo 1 ;; am/*) echo 2 ;; sql/*|logical/*) echo 3 ;;
         compat.h) echo -1 ;; *) echo 4 ;;
     esac
 }
@@ -18,7 +18,7 @@ files=0
 for f in $(find . -name '*.[ch]' | sed 's|^\./||' | sort); do
     files=$((files + 1))
     r=$(rank "$f")
-    for h in $(sed -n 's/^#include "\(\(storage\|catalog\|am\|sql\)\/[a-z_]*\.h\|compat\.h\)"$/\1/p' "$f"); do
+    for h in $(sed -n 's/^#include "\(\(storage\|catalog\|am\|sql\|logical\)\/[a-z_]*\.h\|compat\.h\)"$/\1/p' "$f"); do
         [ -f "$h" ] || continue     # one of PostgreSQL's own headers
         hr=$(rank "$h")
         if [ "$hr" -gt "$r" ]; then
@@ -30,7 +30,7 @@ done
 # circles within a layer: header A's .c includes header B while B's .c includes A
 for f in $(find . -name '*.c' | sed 's|^\./||'); do
     own=${f%.c}.h
-    for h in $(sed -n 's/^#include "\(\(storage\|catalog\|am\|sql\)\/[a-z_]*\.h\)"$/\1/p' "$f"); do
+    for h in $(sed -n 's/^#include "\(\(storage\|catalog\|am\|sql\|logical\)\/[a-z_]*\.h\)"$/\1/p' "$f"); do
         [ "$h" = "$own" ] && continue
         other=${h%.h}.c
         [ -f "$other" ] || continue

@@ -37,6 +37,7 @@
 #include "access/heaptoast.h"
 #include "access/htup_details.h"
 #include "access/toast_compression.h"
+#include "catalog/catalog.h"
 #include "catalog/pg_type.h"
 #include "access/sysattr.h"
 #include "executor/tuptable.h"
@@ -564,6 +565,52 @@ cx_multi_insert(Relation rel, TupleTableSlot **slots, int nslots,
 	MemoryContextReset(cxt);
 }
 
+/*
+ * Logical decoding sees a reference as its 24 bytes.  Before heap logs the
+ * old version of a row as its replica identity (UPDATE, DELETE), log the
+ * body of each reference a decoder may need there: those in the identity's
+ * columns, all of them under REPLICA IDENTITY FULL (format.h, "Logical
+ * decoding").  Under DEFAULT or USING INDEX the same bodies serve an
+ * UPDATE's new version, which keeps an unchanged identity value by its
+ * reference and is found on the subscriber by it.  Core pays the same for
+ * its own out-of-line identity values (toast_flatten_tuple in heapam.c).
+ */
+static void
+log_identity_bodies(Relation rel, HeapTuple oldtup)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	char		replident = rel->rd_rel->relreplident;
+	Bitmapset  *idattrs = NULL;
+
+	if (oldtup == NULL || !RelationIsLogicallyLogged(rel) ||
+		!OidIsValid(rel->rd_rel->reltoastrelid) ||
+		replident == REPLICA_IDENTITY_NOTHING)
+		return;
+	if (replident != REPLICA_IDENTITY_FULL)
+	{
+		idattrs = RelationGetIndexAttrBitmap(rel, INDEX_ATTR_BITMAP_IDENTITY_KEY);
+		if (bms_is_empty(idattrs))
+			return;
+	}
+	for (int i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+		Datum		d;
+		bool		isnull;
+
+		if (att->attlen != -1 || att->attisdropped ||
+			(idattrs != NULL &&
+			 !bms_is_member(i + 1 - FirstLowInvalidHeapAttributeNumber, idattrs)))
+			continue;
+		d = heap_getattr(oldtup, i + 1, desc, &isnull);
+		if (!isnull && cx_is_own_datum(DatumGetPointer(d)) &&
+			cx_attribute((struct varlena *) DatumGetPointer(d), RelationGetRelid(rel),
+						 NULL) == CX_OWN_REFERENCE)
+			cx_log_reference_body((struct varlena *) DatumGetPointer(d),
+								  RelationGetRelid(rel), NameStr(att->attname));
+	}
+}
+
 TM_Result
 cx_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
 				Snapshot snapshot, Snapshot crosscheck, bool wait,
@@ -571,6 +618,15 @@ cx_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
 {
 	TM_Result	result;
 
+	if (RelationIsLogicallyLogged(rel))
+	{
+		MemoryContext cxt;
+		MemoryContext oldcxt = begin_encode(&cxt);
+
+		log_identity_bodies(rel, cx_fetch_stored_tuple(rel, tid));
+		MemoryContextSwitchTo(oldcxt);
+		MemoryContextReset(cxt);
+	}
 	result = cx_heap->tuple_delete(rel, tid, cid, snapshot, crosscheck, wait,
 								   tmfd, changingPart);
 	if (result == TM_Ok && OidIsValid(rel->rd_rel->reltoastrelid))
@@ -688,6 +744,7 @@ cx_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 
 	newtup = form_planned_row(rel, &plan, 0);
 	newtup->t_tableOid = RelationGetRelid(rel);
+	log_identity_bodies(rel, oldtup);
 	result = cx_heap_update(rel, otid, newtup, cid, crosscheck, wait, tmfd,
 							lockmode, update_indexes);
 
@@ -795,6 +852,7 @@ cx_reencode_locked_row(Relation rel, HeapTuple oldtup,
 	}
 	newtup = form_planned_row(rel, &plan, 0);
 	newtup->t_tableOid = RelationGetRelid(rel);
+	log_identity_bodies(rel, oldtup);
 	result = cx_heap_update(rel, &oldtup->t_self, newtup, cid, InvalidSnapshot,
 							true, &tmfd, &lockmode, update_indexes);
 	if (result == TM_Ok)

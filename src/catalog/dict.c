@@ -26,7 +26,13 @@
  * Reads use SnapshotSelf: committed rows and this transaction's own, and no
  * snapshot to take (decoding runs in parallel workers too).  A value can
  * only be visible once the dictionary row it names is committed, since the
- * row is inserted before any value uses it.
+ * row is inserted before any value uses it.  Logical decoding
+ * (logical/decoder.c) reads with its historic snapshot instead (a NULL
+ * snapshot makes systable_beginscan() take it, registered, which also
+ * lets the dictionary's TOAST value be fetched): the dictionaries table is
+ * a user_catalog_table, so its rows stay, and are seen, as of the decoded
+ * change, including a dictionary trained in the decoded transaction.  A
+ * miss is never cached, so an id not yet visible is looked up again.
  *
  *-------------------------------------------------------------------------
  */
@@ -151,7 +157,8 @@ dict_load(int32 dict_id)
 	rel = table_open(tableoid, AccessShareLock);
 	ScanKeyInit(&key, Anum_dict_id, BTEqualStrategyNumber, F_INT4EQ,
 				Int32GetDatum(dict_id));
-	scan = systable_beginscan(rel, InvalidOid, false, SnapshotSelf, 1, &key);
+	scan = systable_beginscan(rel, InvalidOid, false,
+							  HistoricSnapshotActive() ? NULL : SnapshotSelf, 1, &key);
 	tup = systable_getnext(scan);
 	if (tup != NULL)
 	{

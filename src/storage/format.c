@@ -342,6 +342,37 @@ relation_toast_oid(Oid relid)
 	return toast_of_toastoid;
 }
 
+/*
+ * The TOAST value a reference names, fetched (in the current memory
+ * context) and checked against the length the reference records.
+ */
+static struct varlena *
+fetch_body(const struct varlena *ref, Oid relid, const char *attname)
+{
+	char		ptrbuf[TOAST_POINTER_SIZE];
+	struct varatt_external toast_pointer;
+	ErrorContextCallback errcb;
+	FetchContext fc = {relid, attname};
+	struct varlena *fetched;
+
+	ref_to_pointer(ref, ptrbuf);
+	VARATT_EXTERNAL_GET_POINTER(toast_pointer, ptrbuf);
+	if (toast_pointer.va_extinfo < 3 || toast_pointer.va_extinfo > MaxAllocSize - VARHDRSZ)
+		report_corrupt(relid, attname, "An out-of-line reference has an impossible length.");
+
+	errcb.callback = fetch_error_callback;
+	errcb.arg = &fc;
+	errcb.previous = error_context_stack;
+	error_context_stack = &errcb;
+	fetched = detoast_external_attr((struct varlena *) ptrbuf);
+	error_context_stack = errcb.previous;
+
+	if (VARATT_IS_EXTENDED(fetched) ||
+		VARSIZE(fetched) - VARHDRSZ != (int32) toast_pointer.va_extinfo)
+		report_corrupt(relid, attname, "An out-of-line value does not have its recorded length.");
+	return fetched;
+}
+
 struct varlena *
 cx_decode(const struct varlena *value, Oid relid, const char *attname)
 {
@@ -445,26 +476,7 @@ cx_decode_into(const struct varlena *value, Oid relid, const char *attname,
 
 	if (kind == CX_OWN_REFERENCE)
 	{
-		char		ptrbuf[TOAST_POINTER_SIZE];
-		struct varatt_external toast_pointer;
-		ErrorContextCallback errcb;
-		FetchContext fc = {relid, attname};
-
-		ref_to_pointer(value, ptrbuf);
-		VARATT_EXTERNAL_GET_POINTER(toast_pointer, ptrbuf);
-		if (toast_pointer.va_extinfo < 3 || toast_pointer.va_extinfo > MaxAllocSize - VARHDRSZ)
-			report_corrupt(relid, attname, "An out-of-line reference has an impossible length.");
-
-		errcb.callback = fetch_error_callback;
-		errcb.arg = &fc;
-		errcb.previous = error_context_stack;
-		error_context_stack = &errcb;
-		fetched = detoast_external_attr((struct varlena *) ptrbuf);
-		error_context_stack = errcb.previous;
-
-		if (VARATT_IS_EXTENDED(fetched) ||
-			VARSIZE(fetched) - VARHDRSZ != (int32) toast_pointer.va_extinfo)
-			report_corrupt(relid, attname, "An out-of-line value does not have its recorded length.");
+		fetched = fetch_body(value, relid, attname);
 		body = (const unsigned char *) VARDATA(fetched);
 		bodylen = VARSIZE(fetched) - VARHDRSZ;
 		if (!has_header_and_frame(body, bodylen))
@@ -675,4 +687,48 @@ cx_same_external(const struct varlena *a, const struct varlena *b)
 {
 	return VARSIZE(a) == CX_REF_SIZE && VARSIZE(b) == CX_REF_SIZE &&
 		memcmp(a, b, CX_REF_SIZE) == 0;
+}
+
+void
+cx_reference_target(const struct varlena *ref, Oid *toastrelid, Oid *valueid,
+					uint32 *storedlen)
+{
+	const char *p = (const char *) ref + VARHDRSZ_COMPRESSED;
+
+	memcpy(storedlen, p + 4, sizeof(uint32));
+	memcpy(valueid, p + 8, sizeof(Oid));
+	memcpy(toastrelid, p + 12, sizeof(Oid));
+}
+
+struct varlena *
+cx_inline_from_body(const struct varlena *ref, const char *body, int32 bodylen)
+{
+	struct varlena *v = palloc(VARHDRSZ_COMPRESSED + bodylen);
+
+	SET_VARSIZE_COMPRESSED(v, VARHDRSZ_COMPRESSED + bodylen);
+	/* va_tcinfo: the raw size and method bits, as in the reference */
+	memcpy((char *) v + VARHDRSZ, (const char *) ref + VARHDRSZ, sizeof(uint32));
+	memcpy((char *) v + VARHDRSZ_COMPRESSED, body, bodylen);
+	return v;
+}
+
+void
+cx_log_reference_body(const struct varlena *ref, Oid relid, const char *attname)
+{
+	struct varlena *fetched = fetch_body(ref, relid, attname);
+	int32		bodylen = VARSIZE(fetched) - VARHDRSZ;
+	char	   *payload = palloc(CX_BODY_MESSAGE_HDRSZ + bodylen);
+	Oid			toastrelid;
+	Oid			valueid;
+	uint32		storedlen;
+
+	cx_reference_target(ref, &toastrelid, &valueid, &storedlen);
+	payload[0] = CX_BODY_MESSAGE_VERSION;
+	memcpy(payload + 1, &toastrelid, sizeof(Oid));
+	memcpy(payload + 5, &valueid, sizeof(Oid));
+	memcpy(payload + CX_BODY_MESSAGE_HDRSZ, VARDATA(fetched), bodylen);
+	(void) cx_log_message(CX_BODY_MESSAGE_PREFIX, payload,
+						  CX_BODY_MESSAGE_HDRSZ + bodylen);
+	pfree(payload);
+	pfree(fetched);
 }

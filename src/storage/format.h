@@ -243,4 +243,33 @@ extern bool cx_external_value_id(const struct varlena *v, Oid relid, Oid *valuei
 /* Whether two references name the same TOAST value. */
 extern bool cx_same_external(const struct varlena *a, const struct varlena *b);
 
+/*
+ * Logical decoding (logical/decoder.c).  Decoding rebuilds rows from WAL,
+ * where a reference is 24 bytes; its body is found in the TOAST rows the
+ * same transaction wrote, or, for a body written earlier (the old version
+ * of an updated or deleted row), in a transactional logical message the
+ * writer logs just before the change: prefix CX_BODY_MESSAGE_PREFIX,
+ * payload "payload version (1 byte) | TOAST relation id | value id | body"
+ * (the body: the bytes of the TOAST value).
+ */
+#define CX_BODY_MESSAGE_PREFIX	"compressx.body"
+#define CX_BODY_MESSAGE_VERSION 1
+#define CX_BODY_MESSAGE_HDRSZ	9
+
+/* Log the body message for own reference ref of relid's column attname. */
+extern void cx_log_reference_body(const struct varlena *ref, Oid relid,
+								  const char *attname);
+
+/* The TOAST relation, value id and stored length a reference names. */
+extern void cx_reference_target(const struct varlena *ref, Oid *toastrelid,
+								Oid *valueid, uint32 *storedlen);
+
+/*
+ * The inline own value a reference stands for, rebuilt from its header and
+ * body (bodylen bytes, the stored length it records), palloc'd.  Decode it
+ * with cx_decode(), which checks it as any inline value.
+ */
+extern struct varlena *cx_inline_from_body(const struct varlena *ref,
+										   const char *body, int32 bodylen);
+
 #endif							/* COMPRESSX_FORMAT_H */
