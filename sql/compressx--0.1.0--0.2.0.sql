@@ -552,7 +552,7 @@ AS $$
       AND s.database = current_database()
       AND s.plugin NOT IN ('compressx', 'compressx_test_decoding')
       AND NOT (s.plugin IN ('pgoutput', 'test_decoding')
-               AND array_position(path.p, '$libdir/compressx_decoders')
+               AND coalesce(array_position(path.p, '$libdir/compressx_decoders'), 2147483647)
                    < coalesce(array_position(path.p, '$libdir'), 2147483647))
     ORDER BY 1
 $$;
