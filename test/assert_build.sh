@@ -46,9 +46,10 @@ configure_args=(--prefix="$prefix" --enable-cassert --enable-debug
 # First line of the marker: what was asked for.  A change of recipe (bump
 # the number), version, options or prefix rebuilds.  (The format of 15's
 # key predates other majors: an existing pg15-assert stays valid.)
-# contrib modules the tests use (pg_surgery: orphaned TOAST values in verify.sql)
-contrib="pg_surgery"
-key="compressx-assert-build recipe=3 postgresql-$major=${pg_version:-newest} ${configure_args[*]} CFLAGS=$cflags contrib=$contrib"
+# contrib modules the tests use (pg_surgery: orphaned TOAST values in
+# verify.sql; test_decoding: t/012_logical.pl)
+contrib="pg_surgery test_decoding"
+key="compressx-assert-build recipe=4 postgresql-$major=${pg_version:-newest} ${configure_args[*]} CFLAGS=$cflags contrib=$contrib"
 
 start=$(date +%s)
 . "$(dirname "$0")/lib.sh"   # cx_pg_source_apt, cx_pg_source_build
@@ -68,7 +69,8 @@ cache_complete() {
         [ -f "$pgxs/src/test/perl/PostgreSQL/Test/Cluster.pm" ] || return 1
     local m
     for m in $contrib; do
-        [ -f "$("$prefix/bin/pg_config" --sharedir)/extension/$m.control" ] || return 1
+        [ -f "$("$prefix/bin/pg_config" --sharedir)/extension/$m.control" ] ||
+            [ -f "$("$prefix/bin/pg_config" --pkglibdir)/$m.so" ] || return 1
     done
 }
 

@@ -43,8 +43,9 @@ jobs=${CX_COMPILE_JOBS:-$(nproc)}
 # First line of each marker: what was asked for.  A change of recipe (bump
 # the number) or options rebuilds; any minor version of the major will do.
 # Recipe 2: TAP modules and contrib/pg_surgery too, for the suite on the
-# major (test/run_version_suite.sh).
-recipe=2
+# major (test/run_version_suite.sh).  Recipe 3: contrib/test_decoding too
+# (test/t/012_logical.pl).
+recipe=3
 configure_opts="--without-icu --with-lz4 --with-zstd --enable-tap-tests"
 # The Debian 15 installation test/lib.sh uses.
 debian15=/usr/lib/postgresql/15/bin/pg_config
@@ -171,7 +172,7 @@ build() (
     mkdir -p "$logs"
     rc=0
     # shellcheck disable=SC2086
-    cx_pg_source_build "$v" "$got" "$prefix" "$build" "$logs" "$jobs" pg_surgery \
+    cx_pg_source_build "$v" "$got" "$prefix" "$build" "$logs" "$jobs" "pg_surgery test_decoding" \
         --prefix="$prefix" $configure_opts >/dev/null || rc=$?
     if [ "$rc" -eq 2 ]; then
         log "pg$v: the source of postgresql-$v $got does not download"
