@@ -62,7 +62,7 @@ decoders/shadow/test_decoding$(DLSUFFIX): CX_INNER = test_decoding
 $(DECODER_LIBS): src/decoders/shim.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(CFLAGS_SL) $(CFLAGS_SL_MODULE) $(CPPFLAGS) \
-		-DCX_INNER='"$$libdir/$(CX_INNER)"' -shared -o $@ $< $(LDFLAGS) $(LDFLAGS_SL)
+		-DCX_INNER='"$(CX_INNER)"' -shared -o $@ $< $(LDFLAGS) $(LDFLAGS_SL)
 
 install: install-decoders
 install-decoders: $(DECODER_LIBS)

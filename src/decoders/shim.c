@@ -12,18 +12,21 @@
  *								a server that puts $libdir/compressx_decoders
  *								first on dynamic_library_path (README,
  *								"Logical replication and CDC")
- * Each names its inner plugin by its full path ($libdir/...), so a wrapper
- * found first on dynamic_library_path never loads itself again.
+ * Each loads its inner plugin by its full path in the library directory
+ * (pkglib_path), so a wrapper found first on dynamic_library_path never
+ * loads itself again.  ("$libdir/name" would not do: since PostgreSQL 18
+ * such a name is looked up on dynamic_library_path too.)
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
 #include "fmgr.h"
+#include "miscadmin.h"
 #include "replication/output_plugin.h"
 
 #ifndef CX_INNER
-#error "build with -DCX_INNER='\"$libdir/<plugin>\"'"
+#error "build with -DCX_INNER='\"<plugin library name>\"'"
 #endif
 
 PG_MODULE_MAGIC;
@@ -36,9 +39,11 @@ void
 _PG_output_plugin_init(OutputPluginCallbacks *cb)
 {
 	CxWrapFunction wrap;
+	char		inner[MAXPGPATH];
 
+	snprintf(inner, sizeof(inner), "%s/%s", pkglib_path, CX_INNER);
 	wrap = (CxWrapFunction) load_external_function("$libdir/compressx",
 												   "cx_wrap_output_plugin",
 												   true, NULL);
-	wrap(cb, CX_INNER);
+	wrap(cb, inner);
 }

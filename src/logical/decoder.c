@@ -55,6 +55,7 @@
 #include "access/htup_details.h"
 #include "fmgr.h"
 #include "lib/ilist.h"
+#include "miscadmin.h"
 #include "replication/logical.h"
 #include "replication/output_plugin.h"
 #include "utils/hsearch.h"
@@ -531,9 +532,16 @@ cx_wrap_output_plugin(OutputPluginCallbacks *cb, const char *inner_library)
 	cb->stream_abort_cb = inner.stream_abort_cb ? cx_stream_abort : NULL;
 }
 
-/* The slot plugin "compressx": pgoutput, wrapped. */
+/*
+ * The slot plugin "compressx": pgoutput, wrapped, loaded by its full path
+ * (not "$libdir/pgoutput", which PostgreSQL 18 looks up on
+ * dynamic_library_path, where the shadow pgoutput may come first).
+ */
 void
 _PG_output_plugin_init(OutputPluginCallbacks *cb)
 {
-	cx_wrap_output_plugin(cb, "$libdir/pgoutput");
+	char		inner[MAXPGPATH];
+
+	snprintf(inner, sizeof(inner), "%s/pgoutput", pkglib_path);
+	cx_wrap_output_plugin(cb, inner);
 }
