@@ -482,7 +482,7 @@ BEGIN
                    WHERE pr.prpubid = p.oid AND pr.prrelid = c.oid)
            OR EXISTS (SELECT 1 FROM pg_publication_namespace pn
                       WHERE pn.pnpubid = p.oid AND pn.pnnspid = c.relnamespace))
-    ORDER BY 1, 2::text
+    ORDER BY p.pubname, c.relname
     LIMIT 1;
     IF FOUND THEN
         RAISE EXCEPTION 'compressx''s own table % cannot be part of publication "%"', tbl, pub

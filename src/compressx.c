@@ -8,6 +8,8 @@
  *
  *	  sql/		 SQL-facing operations: recompress_table, inspection and
  *				 ratios, verify, advise, frame functions, dictionary training
+ *	  logical/	 logical decoding: the output plugins that decode compressx
+ *				 values (beside sql/, using the layers below)
  *	  am/		 the table access method: handler, slot, writes, index
  *				 builds, rewrites
  *	  catalog/	 compressx's tables: per-column settings (cached per
@@ -26,6 +28,7 @@
 #include "am/rewrite.h"
 #include "catalog/dict.h"
 #include "catalog/settings.h"
+#include "logical/decoder.h"
 #include "sql/inspect.h"
 #include "storage/codec.h"
 
@@ -41,6 +44,7 @@ _PG_init(void)
 	cx_dict_init();
 	cx_rewrite_init();
 	cx_inspect_init();
+	cx_decoder_init();
 
 	MarkGUCPrefixReserved("compressx");
 }

@@ -58,6 +58,7 @@
 #include "miscadmin.h"
 #include "replication/logical.h"
 #include "replication/output_plugin.h"
+#include "replication/slot.h"
 #include "utils/hsearch.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -530,6 +531,28 @@ cx_wrap_output_plugin(OutputPluginCallbacks *cb, const char *inner_library)
 	cb->stream_commit_cb = inner.stream_commit_cb ? cx_stream_commit : NULL;
 	cb->stream_prepare_cb = inner.stream_prepare_cb ? cx_stream_prepare : NULL;
 	cb->stream_abort_cb = inner.stream_abort_cb ? cx_stream_abort : NULL;
+}
+
+void
+cx_decoder_init(void)
+{
+	/*
+	 * Loaded while a change is decoded: the relcache met a compressx table
+	 * and called its handler, so the slot's plugin is not one of the
+	 * wrappers (they load this library before decoding starts).  Say so
+	 * once, where the slot's owner looks, before the plugin fails on a
+	 * zstd value (core's "invalid compression method id 2").
+	 */
+	if (HistoricSnapshotActive() && MyReplicationSlot != NULL &&
+		SlotIsLogical(MyReplicationSlot))
+		ereport(WARNING,
+				(errmsg("logical decoding slot \"%s\" with output plugin \"%s\" meets a compressx table",
+						NameStr(MyReplicationSlot->data.name),
+						NameStr(MyReplicationSlot->data.plugin)),
+				 errdetail("That plugin cannot decode compressx's zstd values: the slot stops at the first one it has to send."),
+				 errhint("Use a slot with output plugin compressx (pgoutput's protocol) or compressx_test_decoding, "
+						 "or put $libdir/compressx_decoders before $libdir on dynamic_library_path; "
+						 "compressx.check_logical() lists such slots.")));
 }
 
 /*

@@ -22,4 +22,10 @@ extern PGDLLEXPORT void _PG_output_plugin_init(OutputPluginCallbacks *cb);
 extern PGDLLEXPORT void cx_wrap_output_plugin(OutputPluginCallbacks *cb,
 											  const char *inner_library);
 
+/*
+ * At load: warn when the library is loaded by a decoding slot whose plugin
+ * is not a wrapper (it cannot decode compressx's zstd values).
+ */
+extern void cx_decoder_init(void);
+
 #endif							/* COMPRESSX_DECODER_H */

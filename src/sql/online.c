@@ -1204,8 +1204,6 @@ run_online(OnlineRun *run)
 	}
 	reltuples = rel->rd_rel->reltuples;
 	relation_close(rel, NoLock);
-	if (run->move == CX_MOVE_TO_CX)
-		cx_online_check_not_published(run->relid);
 	cx_online_progress(run, CX_ONLINE_TABLE, run->relid);
 	cx_online_progress(run, CX_ONLINE_ROWS_TOTAL, reltuples < 0 ? 0 : (int64) reltuples);
 

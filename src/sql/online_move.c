@@ -3,7 +3,7 @@
  * online_move.c
  *	  recompress_online moving a table between heap and compressx: the
  *	  settings heap reads, the waits for writers and old snapshots, the
- *	  publication check, and the change of relam (doc/online.md).
+ *	  change of relam (doc/online.md).
  *
  *-------------------------------------------------------------------------
  */
@@ -30,7 +30,6 @@
 #include "catalog/pg_attribute.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_inherits.h"
-#include "catalog/pg_publication.h"
 #include "catalog/pg_type.h"
 #include "commands/defrem.h"
 #include "common/hashfn.h"
@@ -270,37 +269,6 @@ cx_online_wait_for_old_snapshots(OnlineRun *run)
 }
 
 /*
- * Error if a publication would publish relid: directly, through a
- * partition ancestor, through its schema or an ancestor's, or FOR ALL
- * TABLES.  compressx tables cannot be published (the publication guard of
- * the install script says why).
- */
-void
-cx_online_check_not_published(Oid relid)
-{
-	List	   *rels = list_make1_oid(relid);
-	List	   *pubs = GetAllTablesPublications();
-	ListCell   *lc;
-
-	if (get_rel_relispartition(relid))
-		rels = list_concat(rels, get_partition_ancestors(relid));
-	foreach(lc, rels)
-	{
-		Oid			r = lfirst_oid(lc);
-
-		pubs = list_concat(pubs, GetRelationPublications(r));
-		pubs = list_concat(pubs, GetSchemaPublications(get_rel_namespace(r)));
-	}
-	if (pubs != NIL)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("compressx table \"%s\" cannot be part of publication \"%s\"",
-						get_rel_name(relid), get_publication_name(linitial_oid(pubs), false)),
-				 errdetail("Logical replication decodes WAL, not the table access method, so it cannot read values compressx stores in its own format."),
-				 errhint("Leave the table out of the publication, or keep it stored by heap.")));
-}
-
-/*
  * Point relid at access method amoid: pg_class.relam and its dependency,
  * as ALTER TABLE .. SET ACCESS METHOD leaves them, without a rewrite (the
  * stored rows suit both: see move_to_compressx and move_to_heap).  The
@@ -343,10 +311,8 @@ cx_online_move_to_compressx(OnlineRun *run)
 	Relation	rel;
 
 	cx_online_progress(run, CX_ONLINE_PHASE, CX_ONLINE_PHASE_AM);
-	cx_online_check_not_published(run->relid);
 	cx_online_lock_exclusive(run, run->relid, AccessExclusiveLock, CX_ONLINE_PHASE_AM);
 	rel = cx_online_open_checked(run);
-	cx_online_check_not_published(run->relid);
 	table_close(rel, NoLock);
 	set_relam(run->relid, run->target_am);
 	run->is_cx = true;

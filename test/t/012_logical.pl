@@ -140,6 +140,8 @@ $pub->safe_psql('postgres', q{
 my ($rc, $out, $err) = $pub->psql('postgres',
 	"SELECT count(*) FROM pg_logical_slot_get_changes('plain_td', NULL, NULL)");
 like($err, qr/invalid compression method id 2/, 'test_decoding alone cannot print a zstd value');
+like($err, qr/WARNING:  logical decoding slot "plain_td" with output plugin "test_decoding" meets a compressx table/,
+	'compressx warns first, naming the slot and its plugin');
 is($pub->safe_psql('postgres', 'SELECT slot_name FROM compressx.check_logical()'),
 	'plain_td', 'check_logical() names the slot whose plugin cannot decode');
 like($pub->safe_psql('postgres',
@@ -287,6 +289,25 @@ cmp_ok($pub->safe_psql('postgres', "SELECT count(*) FROM docs WHERE small LIKE '
 	'writes went on after the copy had finished');
 same_ok('copy under writes (shadow pgoutput), then both streams', 'p1', 'p2');
 
+# p3: binary mode, a column list and a row filter
+$pub->safe_psql('postgres', 'CREATE PUBLICATION pub_f FOR TABLE docs (id, small, z, big) WHERE (id % 2 = 0)');
+$sub->safe_psql('postgres', 'CREATE DATABASE p3');
+$sub->safe_psql('p3', 'CREATE TABLE docs (id int PRIMARY KEY, small text, z text, big text)');
+$sub->safe_psql('p3',
+	"CREATE SUBSCRIPTION sub_p3 CONNECTION '$connstr' PUBLICATION pub_f WITH (binary = true, streaming = on)");
+$sub->wait_for_subscription_sync($pub, 'sub_p3', 'p3');
+$pub->safe_psql('postgres', rows_sql(4001, 4100, 'j') . sprintf(q{
+    UPDATE docs SET small = 'filtered ' || id WHERE id %% 4 = 0;
+    UPDATE docs SET big = %s WHERE id %% 6 = 0;
+    DELETE FROM docs WHERE id %% 19 = 0;}, sprintf($big, 'k') =~ s/\bi\b/id/gr));
+same_ok('binary mode, column list and row filter (p3), and the others', 'p1', 'p2');
+my $filtered = q{SELECT count(*) || '/' || md5(string_agg(t::text, ',' ORDER BY id))
+                 FROM (SELECT id, small, z, big FROM docs WHERE %s) t};
+$pub->wait_for_catchup('sub_p3');
+is($sub->safe_psql('p3', sprintf($filtered, 'true')),
+	$pub->safe_psql('postgres', sprintf($filtered, 'id % 2 = 0')),
+	'binary mode, column list and row filter: subscriber p3 equals the published rows');
+
 # pg_recvlogical, plugin compressx, pgoutput options
 $pub->safe_psql('postgres', "SELECT pg_create_logical_replication_slot('recv', 'compressx')");
 $pub->safe_psql('postgres', "INSERT INTO docs (id, z) VALUES (100002, repeat('RECVMARK ', 40))");
@@ -310,5 +331,37 @@ $pub->safe_psql('postgres', rows_sql(22001, 22100, 'i'));
 same_ok('after a crash in a streamed transaction', 'p1', 'p2');
 is($pub->safe_psql('postgres', "SELECT count(*) FROM docs WHERE id BETWEEN 20001 AND 22000"), '0',
 	'the crashed transaction is gone');
+
+# decoding on a standby (16 and later): a slot there decodes too
+if ($pub->pg_version >= 16)
+{
+	$pub->backup('b1');
+	my $stby = PostgreSQL::Test::Cluster->new('standby');
+	$stby->init_from_backup($pub, 'b1', has_streaming => 1);
+	$stby->append_conf('postgresql.conf', "hot_standby_feedback = on\n");
+	$stby->start;
+	$pub->wait_for_replay_catchup($stby);
+	# the creation waits for a running-transactions record from the primary
+	my $creating = $stby->background_psql('postgres');
+	$creating->{stdin} .= "SELECT pg_create_logical_replication_slot('on_standby', 'compressx_test_decoding');\n"
+	  . "\\echo created\n";
+	foreach (1 .. 60)
+	{
+		$pub->safe_psql('postgres', 'SELECT pg_log_standby_snapshot()');
+		$creating->{run}->pump_nb;
+		last if $creating->{stdout} =~ /created/;
+		sleep 1;
+	}
+	like($creating->{stdout}, qr/created/, 'a compressx_test_decoding slot is made on the standby');
+	$creating->quit;
+	$pub->safe_psql('postgres', "INSERT INTO docs (id, z, big) VALUES (100003, repeat('on the standby ', 30), "
+		. sprintf($big, 'l') =~ s/\bi\b/100003/gr . ')');
+	$pub->wait_for_replay_catchup($stby);
+	like($stby->safe_psql('postgres',
+		"SELECT string_agg(data, E'\\n') FROM pg_logical_slot_get_changes('on_standby', NULL, NULL)"),
+		qr/INSERT: id\[integer\]:100003 .*z\[text\]:'(on the standby ){30}' big\[text\]:'[0-9a-f]{3200}'/,
+		'a slot on a standby decodes inline and out-of-line zstd values');
+	$stby->stop;
+}
 
 done_testing();
