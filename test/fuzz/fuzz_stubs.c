@@ -16,6 +16,7 @@
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "replication/message.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/inval.h"
@@ -240,6 +241,19 @@ detoast_attr_slice(struct varlena *attr, int32 sliceoffset, int32 slicelength)
 	SET_VARSIZE(result, VARHDRSZ + len);
 	memcpy(VARDATA(result), fuzz_external_body + sliceoffset, len);
 	return result;
+}
+
+/* Logging a body for logical decoding is not a fuzzed path. */
+XLogRecPtr
+LogLogicalMessage(const char *prefix, const char *message, size_t size,
+				  bool transactional
+#if PG_VERSION_NUM >= 170000
+				  ,bool flush
+#endif
+)
+{
+	elog(ERROR, "LogLogicalMessage is not part of the fuzzed paths");
+	return InvalidXLogRecPtr;
 }
 
 struct varlena *
