@@ -196,7 +196,7 @@ inline_from_chunks(ReorderBufferTXN *txn, Relation rel, const struct varlena *re
 	dlist_iter	it;
 	struct varlena *result = NULL;
 
-	if (txn->toast_hash == NULL)
+	if (txn->toast_hash == NULL || !OidIsValid(rel->rd_rel->reltoastrelid))
 		return NULL;
 	ent = hash_search(txn->toast_hash, &valueid, HASH_FIND, NULL);
 	if (ent == NULL || ent->size != storedlen)

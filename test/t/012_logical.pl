@@ -149,6 +149,19 @@ like($pub->safe_psql('postgres',
 	qr/INSERT: id\[integer\]:100000 .* z\[text\]:'(decoded by the wrapper ){30}'/,
 	'compressx_test_decoding prints the zstd value');
 $pub->safe_psql('postgres', "SELECT pg_drop_replication_slot('plain_td')");
+# messages pass through, compressx's own do not; an old row's out-of-line
+# value (REPLICA IDENTITY FULL) comes from compressx's message
+$pub->safe_psql('postgres', q{
+    SELECT pg_logical_emit_message(true, 'user.prefix', 'hello');
+    DELETE FROM full_t WHERE id = 4;});
+my $td = $pub->safe_psql('postgres',
+	"SELECT string_agg(data, E'\\n') FROM pg_logical_slot_get_changes('cx_td', NULL, NULL)");
+like($td, qr/message: transactional: 1 prefix: user\.prefix, sz: 5 content:hello/,
+	'a logical message passes through the wrapper');
+like($td, qr/DELETE: id\[integer\]:4 body\[text\]:'(full a 4 ){40}' big\[text\]:'[0-9a-f]{3200}'/,
+	'the old row of a FULL identity DELETE has its out-of-line value decoded');
+unlike($td, qr/compressx\.body/, "compressx's own messages are not passed on");
+$pub->safe_psql('postgres', "SELECT pg_drop_replication_slot('cx_td')");
 
 # p1: slot with plugin compressx, copy while quiet
 $sub->safe_psql('postgres', 'CREATE DATABASE p1');
@@ -362,6 +375,44 @@ if ($pub->pg_version >= 16)
 		qr/INSERT: id\[integer\]:100003 .*z\[text\]:'(on the standby ){30}' big\[text\]:'[0-9a-f]{3200}'/,
 		'a slot on a standby decodes inline and out-of-line zstd values');
 	$stby->stop;
+}
+
+# a failover slot (17 and later): synchronized to a standby, which is then
+# promoted and decodes from it
+if ($pub->pg_version >= 17)
+{
+	$pub->safe_psql('postgres', q{
+	    SELECT pg_create_physical_replication_slot('fo_phys');
+	    SELECT pg_create_logical_replication_slot('fo', 'compressx_test_decoding', false, false, true);});
+	$pub->backup('b2');
+	my $fo = PostgreSQL::Test::Cluster->new('failover');
+	$fo->init_from_backup($pub, 'b2', has_streaming => 1);
+	$fo->append_conf('postgresql.conf', "primary_slot_name = 'fo_phys'\nhot_standby_feedback = on\n"
+		. "primary_conninfo = '" . $pub->connstr . " dbname=postgres application_name=failover'\n");
+	$fo->start;
+	$pub->wait_for_replay_catchup($fo);
+	my $synced = 0;
+	foreach (1 .. 60)
+	{
+		$fo->psql('postgres', 'SELECT pg_sync_replication_slots()');
+		$synced = $fo->safe_psql('postgres',
+			"SELECT count(*) FROM pg_replication_slots WHERE slot_name = 'fo' AND synced AND NOT temporary");
+		last if $synced;
+		$pub->safe_psql('postgres', 'SELECT pg_log_standby_snapshot()');
+		$pub->wait_for_replay_catchup($fo);
+		sleep 1;
+	}
+	is($synced, '1', 'the failover slot is synchronized to the standby');
+	$pub->safe_psql('postgres', "INSERT INTO docs (id, z, big) VALUES (100004, repeat('after failover ', 30), "
+		. sprintf($big, 'm') =~ s/\bi\b/100004/gr . ')');
+	$pub->wait_for_replay_catchup($fo);
+	$fo->psql('postgres', 'SELECT pg_sync_replication_slots()');
+	$fo->promote;
+	like($fo->safe_psql('postgres',
+		"SELECT string_agg(data, E'\\n') FROM pg_logical_slot_get_changes('fo', NULL, NULL)"),
+		qr/INSERT: id\[integer\]:100004 .*z\[text\]:'(after failover ){30}' big\[text\]:'[0-9a-f]{3200}'/,
+		'after promotion, the synchronized slot decodes compressx values');
+	$fo->stop;
 }
 
 done_testing();
