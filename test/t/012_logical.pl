@@ -398,7 +398,10 @@ if ($pub->pg_version >= 17)
 		$synced = $fo->safe_psql('postgres',
 			"SELECT count(*) FROM pg_replication_slots WHERE slot_name = 'fo' AND synced AND NOT temporary");
 		last if $synced;
-		$pub->safe_psql('postgres', 'SELECT pg_log_standby_snapshot()');
+		# the slot must need no WAL and no catalog rows the standby lacks
+		$pub->safe_psql('postgres', q{
+		    SELECT pg_log_standby_snapshot();
+		    SELECT pg_replication_slot_advance('fo', pg_current_wal_lsn());});
 		$pub->wait_for_replay_catchup($fo);
 		sleep 1;
 	}
