@@ -25,6 +25,7 @@
 #include "fmgr.h"
 #include "utils/guc.h"
 
+#include "am/am.h"
 #include "am/rewrite.h"
 #include "catalog/dict.h"
 #include "catalog/settings.h"
@@ -43,6 +44,7 @@ _PG_init(void)
 	cx_settings_init();
 	cx_dict_init();
 	cx_rewrite_init();
+	cx_write_init();
 	cx_inspect_init();
 	cx_decoder_init();
 

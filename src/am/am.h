@@ -18,6 +18,20 @@
 /* heap's routine, which compressx wraps */
 extern const TableAmRoutine *cx_heap;
 
+/*
+ * compressx.logical_body_messages: when UPDATE and DELETE log the bodies of
+ * out-of-line values in replica identity columns for logical decoding
+ * (am_write.c log_identity_bodies).
+ */
+typedef enum CxBodyMessages
+{
+	CX_BODY_MESSAGES_AUTO,		/* while this database has a logical slot here */
+	CX_BODY_MESSAGES_ALWAYS,	/* whenever wal_level = logical */
+	CX_BODY_MESSAGES_OFF
+} CxBodyMessages;
+extern int	cx_body_messages;
+extern void cx_write_init(void);
+
 
 /* am_write.c */
 /*

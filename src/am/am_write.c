@@ -40,10 +40,15 @@
 #include "catalog/catalog.h"
 #include "catalog/pg_type.h"
 #include "access/sysattr.h"
+#include "access/xact.h"
 #include "executor/tuptable.h"
+#include "miscadmin.h"
 #include "nodes/bitmapset.h"
+#include "replication/slot.h"
+#include "storage/lwlock.h"
 #include "storage/bufmgr.h"
 #include "utils/datum.h"
+#include "utils/guc.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/relcache.h"
@@ -573,8 +578,54 @@ cx_multi_insert(Relation rel, TupleTableSlot **slots, int nslots,
  * decoding").  Under DEFAULT or USING INDEX the same bodies serve an
  * UPDATE's new version, which keeps an unchanged identity value by its
  * reference and is found on the subscriber by it.  Core pays the same for
- * its own out-of-line identity values (toast_flatten_tuple in heapam.c).
+ * its own out-of-line identity values (toast_flatten_tuple in heapam.c),
+ * and fails the same way when one cannot be read (a damaged TOAST value).
+ * Only when a decoder may need them (compressx.logical_body_messages):
+ * by default, while this database has a logical slot on this server.
  */
+int			cx_body_messages = CX_BODY_MESSAGES_AUTO;
+
+static const struct config_enum_entry body_messages_options[] = {
+	{"auto", CX_BODY_MESSAGES_AUTO, false},
+	{"always", CX_BODY_MESSAGES_ALWAYS, false},
+	{"off", CX_BODY_MESSAGES_OFF, false},
+	{NULL, 0, false}
+};
+
+void
+cx_write_init(void)
+{
+	DefineCustomEnumVariable("compressx.logical_body_messages",
+							 "When UPDATE and DELETE log the out-of-line values of replica identity columns for logical decoding.",
+							 "auto: while this database has a logical replication slot on this server; "
+							 "always: whenever wal_level is logical (for slots on standbys only); "
+							 "off: never (decoding then reads the TOAST relation, which fails once VACUUM removed the values).",
+							 &cx_body_messages, CX_BODY_MESSAGES_AUTO, body_messages_options,
+							 PGC_SUSET, 0, NULL, NULL, NULL);
+}
+
+/*
+ * Whether this database has a logical replication slot on this server.  A
+ * slot made after the check cannot decode this transaction: it waits for
+ * the transactions running when it starts, this one among them once it has
+ * an xid, which the caller makes sure of.
+ */
+static bool
+logical_slot_here(void)
+{
+	bool		found = false;
+
+	LWLockAcquire(ReplicationSlotControlLock, LW_SHARED);
+	for (int i = 0; i < max_replication_slots && !found; i++)
+	{
+		ReplicationSlot *s = &ReplicationSlotCtl->replication_slots[i];
+
+		found = s->in_use && SlotIsLogical(s) && s->data.database == MyDatabaseId;
+	}
+	LWLockRelease(ReplicationSlotControlLock);
+	return found;
+}
+
 static void
 log_identity_bodies(Relation rel, HeapTuple oldtup)
 {
@@ -584,8 +635,15 @@ log_identity_bodies(Relation rel, HeapTuple oldtup)
 
 	if (oldtup == NULL || !RelationIsLogicallyLogged(rel) ||
 		!OidIsValid(rel->rd_rel->reltoastrelid) ||
-		replident == REPLICA_IDENTITY_NOTHING)
+		replident == REPLICA_IDENTITY_NOTHING ||
+		cx_body_messages == CX_BODY_MESSAGES_OFF)
 		return;
+	if (cx_body_messages == CX_BODY_MESSAGES_AUTO)
+	{
+		(void) GetCurrentTransactionId();	/* see logical_slot_here() */
+		if (!logical_slot_here())
+			return;
+	}
 	if (replident != REPLICA_IDENTITY_FULL)
 	{
 		idattrs = RelationGetIndexAttrBitmap(rel, INDEX_ATTR_BITMAP_IDENTITY_KEY);

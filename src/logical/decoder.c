@@ -29,13 +29,16 @@
  *	   collects a transaction's TOAST inserts in txn->toast_hash, keyed by
  *	   value id, and keeps them until the change that follows them has been
  *	   handed to the plugin (for COPY, until the last row of the batch);
- *	2. a body message the writer logged before updating or deleting a row
- *	   whose replica identity holds the reference (am_write.c);
- *	3. for the new version of an UPDATE, a value in no identity column and
- *	   found in neither: it was not changed, and is sent as core sends an
+ *	2. for the new version of an UPDATE, a value in no identity column and
+ *	   not found in 1: it was not changed, and is sent as core sends an
  *	   unchanged out-of-line value, an on-disk TOAST pointer (pgoutput's 'u',
  *	   test_decoding's unchanged-toast-datum).  The pointer names no relation
  *	   (InvalidOid), so nothing can fetch wrong bytes through it;
+ *	3. for the old version, and identity columns of the new one, a body
+ *	   message the writer logged just before the change (am_write.c); bodies
+ *	   are kept from their message until the next change of the transaction,
+ *	   at most CX_BODIES_MAX_BYTES, and only compressx's own can be looked
+ *	   at (see decode_value());
  *	4. otherwise the TOAST relation itself, under the historic snapshot: the
  *	   rows are there unless VACUUM removed them since, in which case the
  *	   fetch fails naming relation and column (and the slot stops there).
@@ -98,7 +101,17 @@ typedef struct BodyEnt
 	BodyKey		key;
 	char	   *body;
 	int32		len;
+	dlist_node	node;			/* in bodies_order, oldest first */
 } BodyEnt;
+
+/*
+ * What the kept bodies may take.  Legitimate ones are those of one row
+ * (compressx logs them just before the row's change, which drops them);
+ * anyone may emit messages with compressx's prefix, so beyond this the
+ * oldest are dropped, and a value whose body was dropped is read from the
+ * TOAST relation instead (source 4).
+ */
+#define CX_BODIES_MAX_BYTES		((Size) 256 * 1024 * 1024)
 
 /*
  * One decoding context runs in a process at a time; its state lives in
@@ -108,6 +121,8 @@ static OutputPluginCallbacks inner;
 static MemoryContext change_cxt = NULL;
 static MemoryContext bodies_cxt = NULL;
 static HTAB *bodies = NULL;
+static dlist_head bodies_order;
+static Size bodies_bytes = 0;
 
 /* What a tuple is, for the choice of sources (head comment). */
 typedef enum RowKind
@@ -118,32 +133,41 @@ typedef enum RowKind
 } RowKind;
 
 static void
+forget_body(BodyEnt *e)
+{
+	dlist_delete(&e->node);
+	bodies_bytes -= e->len;
+	pfree(e->body);
+	hash_search(bodies, &e->key, HASH_REMOVE, NULL);
+}
+
+/*
+ * Drop the bodies kept for txn's top transaction: after each of its
+ * changes (a body serves the change that follows it), and at its end.
+ */
+static void
 drop_bodies(ReorderBufferTXN *txn)
 {
-	TransactionId xid = cx_top_txn(txn)->xid;
-	HASH_SEQ_STATUS seq;
-	BodyEnt    *e;
-	bool		left = false;
+	TransactionId xid;
+	dlist_mutable_iter it;
 
 	if (bodies == NULL)
 		return;
-	hash_seq_init(&seq, bodies);
-	while ((e = hash_seq_search(&seq)) != NULL)
+	xid = cx_top_txn(txn)->xid;
+	dlist_foreach_modify(it, &bodies_order)
 	{
-		if (e->key.xid != xid)
-		{
-			left = true;
-			continue;
-		}
-		pfree(e->body);
-		hash_search(bodies, &e->key, HASH_REMOVE, NULL);
+		BodyEnt    *e = dlist_container(BodyEnt, node, it.cur);
+
+		if (e->key.xid == xid)
+			forget_body(e);
 	}
-	if (!left)
+	if (dlist_is_empty(&bodies_order))
 	{
-		/* nothing kept: start the next transaction from an empty context */
+		/* nothing kept: start again from an empty context */
 		hash_destroy(bodies);
 		MemoryContextReset(bodies_cxt);
 		bodies = NULL;
+		bodies_bytes = 0;
 	}
 }
 
@@ -155,7 +179,8 @@ keep_body(ReorderBufferTXN *txn, const char *message, Size size)
 	bool		found;
 
 	/* a payload version this compressx does not know is of no use to it */
-	if (size < CX_BODY_MESSAGE_HDRSZ || message[0] != CX_BODY_MESSAGE_VERSION)
+	if (size < CX_BODY_MESSAGE_HDRSZ || message[0] != CX_BODY_MESSAGE_VERSION ||
+		size - CX_BODY_MESSAGE_HDRSZ > CX_BODIES_MAX_BYTES)
 		return;
 	memset(&key, 0, sizeof(key));
 	key.xid = cx_top_txn(txn)->xid;
@@ -170,13 +195,22 @@ keep_body(ReorderBufferTXN *txn, const char *message, Size size)
 		ctl.hcxt = bodies_cxt;
 		bodies = hash_create("compressx body messages", 16, &ctl,
 							 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+		dlist_init(&bodies_order);
+		bodies_bytes = 0;
 	}
+	/* the latest message for a value wins: compressx logs its own last */
+	e = hash_search(bodies, &key, HASH_FIND, NULL);
+	if (e)
+		forget_body(e);
+	while (!dlist_is_empty(&bodies_order) &&
+		   bodies_bytes + (size - CX_BODY_MESSAGE_HDRSZ) > CX_BODIES_MAX_BYTES)
+		forget_body(dlist_container(BodyEnt, node, dlist_head_node(&bodies_order)));
 	e = hash_search(bodies, &key, HASH_ENTER, &found);
-	if (found)
-		pfree(e->body);
 	e->len = (int32) (size - CX_BODY_MESSAGE_HDRSZ);
 	e->body = MemoryContextAlloc(bodies_cxt, Max(e->len, 1));
 	memcpy(e->body, message + CX_BODY_MESSAGE_HDRSZ, e->len);
+	dlist_push_tail(&bodies_order, &e->node);
+	bodies_bytes += e->len;
 }
 
 /*
@@ -239,7 +273,7 @@ inline_from_chunks(ReorderBufferTXN *txn, Relation rel, const struct varlena *re
 	return result;
 }
 
-/* The same from a body message of txn (source 2). */
+/* The same from a body message of txn (source 3). */
 static struct varlena *
 inline_from_message(ReorderBufferTXN *txn, const struct varlena *ref,
 					Oid toastrelid, Oid valueid, uint32 storedlen)
@@ -272,7 +306,7 @@ indirect_datum(struct varlena *plain)
 	return PointerGetDatum(p);
 }
 
-/* Core's unchanged out-of-line value for a reference (source 3). */
+/* Core's unchanged out-of-line value for a reference (source 2). */
 static Datum
 unchanged_datum(const struct varlena *ref, uint32 storedlen)
 {
@@ -308,12 +342,15 @@ decode_value(ReorderBufferTXN *txn, Relation rel, struct varlena *v,
 																 * the error */
 	cx_reference_target(v, &toastrelid, &valueid, &storedlen);
 	inl = inline_from_chunks(txn, rel, v, valueid, storedlen);
-	if (inl == NULL)
-		inl = inline_from_message(txn, v, toastrelid, valueid, storedlen);
-	if (inl != NULL)
-		return indirect_datum(cx_decode(inl, relid, attname));
 
-	if (kind == ROW_UPDATED)
+	/*
+	 * Messages only where compressx logs one before the change: for the old
+	 * row, and for identity columns of an UPDATE's new row (the same
+	 * values).  Anyone can emit a message with compressx's prefix; one
+	 * emitted before compressx's own for the same value is replaced by it,
+	 * and one for a value compressx logs nothing for is never looked at.
+	 */
+	if (inl == NULL && kind == ROW_UPDATED)
 	{
 		if (!*idattrs_known)
 		{
@@ -323,6 +360,10 @@ decode_value(ReorderBufferTXN *txn, Relation rel, struct varlena *v,
 		if (!bms_is_member(att->attnum - FirstLowInvalidHeapAttributeNumber, *idattrs))
 			return unchanged_datum(v, storedlen);
 	}
+	if (inl == NULL && kind != ROW_NEW)
+		inl = inline_from_message(txn, v, toastrelid, valueid, storedlen);
+	if (inl != NULL)
+		return indirect_datum(cx_decode(inl, relid, attname));
 
 	/* source 4: the TOAST relation, read as systable_beginscan() would */
 	snap = RegisterSnapshot(GetCatalogSnapshot(relid));
@@ -385,6 +426,7 @@ pass_change(LogicalDecodingContext *ctx, ReorderBufferTXN *txn, Relation rel,
 		 change->action != REORDER_BUFFER_CHANGE_DELETE))
 	{
 		cb(ctx, txn, rel, change);
+		drop_bodies(txn);
 		return;
 	}
 
@@ -401,6 +443,7 @@ pass_change(LogicalDecodingContext *ctx, ReorderBufferTXN *txn, Relation rel,
 
 	cb(ctx, txn, rel, (oldtup || newtup) ? &copy : change);
 	MemoryContextReset(change_cxt);
+	drop_bodies(txn);
 }
 
 static void
@@ -482,6 +525,7 @@ cx_startup(LogicalDecodingContext *ctx, OutputPluginOptions *opt, bool is_init)
 	bodies_cxt = AllocSetContextCreate(ctx->context, "compressx body messages",
 									   ALLOCSET_DEFAULT_SIZES);
 	bodies = NULL;
+	bodies_bytes = 0;
 	if (inner.startup_cb)
 		inner.startup_cb(ctx, opt, is_init);
 }

@@ -163,6 +163,44 @@ like($td, qr/DELETE: id\[integer\]:4 body\[text\]:'(full a 4 ){40}' big\[text\]:
 unlike($td, qr/compressx\.body/, "compressx's own messages are not passed on");
 $pub->safe_psql('postgres', "SELECT pg_drop_replication_slot('cx_td')");
 
+# Anyone may emit a message with compressx's prefix.  A role that may only
+# update another column forges the body of a value it cannot read (its
+# TOAST value id and stored length known): the forged bytes never reach
+# the output, under REPLICA IDENTITY DEFAULT (the value is unchanged) or
+# FULL (compressx's own message for the old row comes later and wins).
+$pub->safe_psql('postgres', q{
+    CREATE TABLE forge_t (id int PRIMARY KEY, small text, secret text) USING compressx;
+    INSERT INTO forge_t VALUES (1, 'a', (SELECT string_agg(md5(k::text), '') FROM generate_series(1, 100) k));
+    CREATE ROLE mallory;
+    GRANT SELECT (id, small), UPDATE (small) ON forge_t TO mallory;
+    SELECT pg_create_logical_replication_slot('forge_td', 'compressx_test_decoding');});
+my $toast = $pub->safe_psql('postgres', "SELECT reltoastrelid::regclass FROM pg_class WHERE relname = 'forge_t'");
+my ($toastrelid, $valueid, $stored) = split /\|/, $pub->safe_psql('postgres',
+	"SELECT '$toast'::regclass::oid, chunk_id, sum(octet_length(chunk_data)) FROM $toast GROUP BY chunk_id");
+# version 1, codec zstd, no flags; a zstd frame of 3200 'F's (one RLE block);
+# a skippable frame padding it to the stored length
+my $frame = pack('V C V', 0xFD2FB528, 0xA0, 3200) . substr(pack('V', (3200 << 3) | (1 << 1) | 1), 0, 3) . 'F';
+my $body = pack('C C C', 1, 3, 0) . $frame;
+$body .= pack('V V', 0x184D2A50, $stored - length($body) - 8) . ("\0" x ($stored - length($body) - 8));
+my $forged = unpack('H*', pack('C V V', 1, $toastrelid, $valueid) . $body);
+foreach my $ident ('DEFAULT', 'FULL')
+{
+	$pub->safe_psql('postgres', "ALTER TABLE forge_t REPLICA IDENTITY $ident");
+	$pub->safe_psql('postgres', qq{
+	    SET ROLE mallory;
+	    BEGIN;
+	    SELECT pg_logical_emit_message(true, 'compressx.body', '\\x$forged'::bytea);
+	    UPDATE forge_t SET small = small || 'b';
+	    COMMIT;});
+	my $out = $pub->safe_psql('postgres',
+		"SELECT string_agg(data, E'\\n') FROM pg_logical_slot_get_changes('forge_td', NULL, NULL)");
+	unlike($out, qr/FFFFFFFF/, "REPLICA IDENTITY $ident: a forged body message is not used");
+	like($out, $ident eq 'FULL' ? qr/old-key: .*secret\[text\]:'[0-9a-f]{3200}'/
+		: qr/new-tuple: .*secret\[text\]:unchanged-toast-datum|UPDATE: id\[integer\]:1 small\[text\]:'ab' secret\[text\]:unchanged-toast-datum/,
+		"REPLICA IDENTITY $ident: the value is sent as it is stored");
+}
+$pub->safe_psql('postgres', "SELECT pg_drop_replication_slot('forge_td')");
+
 # p1: slot with plugin compressx, copy while quiet
 $sub->safe_psql('postgres', 'CREATE DATABASE p1');
 $sub->safe_psql('p1', $ddl_sub);
