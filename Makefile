@@ -70,4 +70,10 @@ install-decoders: $(DECODER_LIBS)
 	$(INSTALL_SHLIB) decoders/compressx_test_decoding$(DLSUFFIX) '$(DESTDIR)$(pkglibdir)/'
 	$(INSTALL_SHLIB) decoders/shadow/pgoutput$(DLSUFFIX) decoders/shadow/test_decoding$(DLSUFFIX) \
 		'$(DESTDIR)$(pkglibdir)/compressx_decoders/'
-.PHONY: install-decoders
+uninstall: uninstall-decoders
+uninstall-decoders:
+	rm -f '$(DESTDIR)$(pkglibdir)/compressx_test_decoding$(DLSUFFIX)' \
+		'$(DESTDIR)$(pkglibdir)/compressx_decoders/pgoutput$(DLSUFFIX)' \
+		'$(DESTDIR)$(pkglibdir)/compressx_decoders/test_decoding$(DLSUFFIX)'
+	-rmdir '$(DESTDIR)$(pkglibdir)/compressx_decoders'
+.PHONY: install-decoders uninstall-decoders
