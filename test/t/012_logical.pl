@@ -340,13 +340,19 @@ cmp_ok($pub->safe_psql('postgres', "SELECT count(*) FROM docs WHERE small LIKE '
 	'writes went on after the copy had finished');
 same_ok('copy under writes (shadow pgoutput), then both streams', 'p1', 'p2');
 
-# p3: binary mode, a column list and a row filter
+# p3: binary mode, a column list and a row filter, streaming off: a large
+# transaction is spilled to disk by the publisher and sent at commit
 $pub->safe_psql('postgres', 'CREATE PUBLICATION pub_f FOR TABLE docs (id, small, z, big) WHERE (id % 2 = 0)');
 $sub->safe_psql('postgres', 'CREATE DATABASE p3');
 $sub->safe_psql('p3', 'CREATE TABLE docs (id int PRIMARY KEY, small text, z text, big text)');
 $sub->safe_psql('p3',
-	"CREATE SUBSCRIPTION sub_p3 CONNECTION '$connstr' PUBLICATION pub_f WITH (binary = true, streaming = on)");
+	"CREATE SUBSCRIPTION sub_p3 CONNECTION '$connstr' PUBLICATION pub_f WITH (binary = true, streaming = off)");
 $sub->wait_for_subscription_sync($pub, 'sub_p3', 'p3');
+$pub->safe_psql('postgres', rows_sql(10001, 12000, 'n'));
+$pub->wait_for_catchup('sub_p3');
+cmp_ok($pub->safe_psql('postgres',
+	"SELECT spill_txns FROM pg_stat_replication_slots WHERE slot_name = 'sub_p3'"), '>', 0,
+	'with streaming off, the large transaction was spilled to disk');
 $pub->safe_psql('postgres', rows_sql(4001, 4100, 'j') . sprintf(q{
     UPDATE docs SET small = 'filtered ' || id WHERE id %% 4 = 0;
     UPDATE docs SET big = %s WHERE id %% 6 = 0;
