@@ -73,8 +73,8 @@
 #include "storage/format.h"
 #include "logical/decoder.h"
 
-#if PG_VERSION_NUM < 150000 || PG_VERSION_NUM >= 190000
-#error "ReorderBufferToastEnt is checked for PostgreSQL 15 to 18 only"
+#ifndef CX_TOAST_ENT_CHECKED
+#error "reorderbuffer.c's ReorderBufferToastEnt is checked for PostgreSQL 15 to 18 only"
 #endif
 
 /* reorderbuffer.c's ReorderBufferToastEnt (see the head comment) */
