@@ -37,6 +37,13 @@ SELECT tgrelid::regclass, tgenabled FROM pg_trigger
 WHERE tgname = 'skip_replicated_rows' ORDER BY 1::text;
 -- no logical slot here, nothing to report
 SELECT * FROM compressx.check_logical();
+-- UPDATE and DELETE log identity bodies while a logical slot exists here
+SHOW compressx.logical_body_messages;
+CREATE ROLE cx_pub_plain;
+SET ROLE cx_pub_plain;
+SET compressx.logical_body_messages = off;
+RESET ROLE;
+DROP ROLE cx_pub_plain;
 RESET client_min_messages;
 DROP PUBLICATION cx_p1, cx_p2, cx_p3, cx_p4, cx_p5;
 DROP TABLE pub_heap, pub_cx, pub_parted;
