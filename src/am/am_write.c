@@ -626,25 +626,33 @@ logical_slot_here(void)
 	return found;
 }
 
+/* Whether UPDATE and DELETE of rel log identity bodies now. */
+static bool
+bodies_wanted(Relation rel)
+{
+	if (!RelationIsLogicallyLogged(rel) ||
+		!OidIsValid(rel->rd_rel->reltoastrelid) ||
+		rel->rd_rel->relreplident == REPLICA_IDENTITY_NOTHING ||
+		cx_body_messages == CX_BODY_MESSAGES_OFF)
+		return false;
+	if (cx_body_messages == CX_BODY_MESSAGES_AUTO)
+	{
+		(void) GetCurrentTransactionId();	/* see logical_slot_here() */
+		return logical_slot_here();
+	}
+	return true;
+}
+
+/* Log the identity bodies of oldtup; the caller checked bodies_wanted(). */
 static void
 log_identity_bodies(Relation rel, HeapTuple oldtup)
 {
 	TupleDesc	desc = RelationGetDescr(rel);
-	char		replident = rel->rd_rel->relreplident;
 	Bitmapset  *idattrs = NULL;
 
-	if (oldtup == NULL || !RelationIsLogicallyLogged(rel) ||
-		!OidIsValid(rel->rd_rel->reltoastrelid) ||
-		replident == REPLICA_IDENTITY_NOTHING ||
-		cx_body_messages == CX_BODY_MESSAGES_OFF)
+	if (oldtup == NULL)
 		return;
-	if (cx_body_messages == CX_BODY_MESSAGES_AUTO)
-	{
-		(void) GetCurrentTransactionId();	/* see logical_slot_here() */
-		if (!logical_slot_here())
-			return;
-	}
-	if (replident != REPLICA_IDENTITY_FULL)
+	if (rel->rd_rel->relreplident != REPLICA_IDENTITY_FULL)
 	{
 		idattrs = RelationGetIndexAttrBitmap(rel, INDEX_ATTR_BITMAP_IDENTITY_KEY);
 		if (bms_is_empty(idattrs))
@@ -676,7 +684,7 @@ cx_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
 {
 	TM_Result	result;
 
-	if (RelationIsLogicallyLogged(rel))
+	if (bodies_wanted(rel))
 	{
 		MemoryContext cxt;
 		MemoryContext oldcxt = begin_encode(&cxt);
@@ -802,7 +810,8 @@ cx_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 
 	newtup = form_planned_row(rel, &plan, 0);
 	newtup->t_tableOid = RelationGetRelid(rel);
-	log_identity_bodies(rel, oldtup);
+	if (bodies_wanted(rel))
+		log_identity_bodies(rel, oldtup);
 	result = cx_heap_update(rel, otid, newtup, cid, crosscheck, wait, tmfd,
 							lockmode, update_indexes);
 
@@ -910,7 +919,8 @@ cx_reencode_locked_row(Relation rel, HeapTuple oldtup,
 	}
 	newtup = form_planned_row(rel, &plan, 0);
 	newtup->t_tableOid = RelationGetRelid(rel);
-	log_identity_bodies(rel, oldtup);
+	if (bodies_wanted(rel))
+		log_identity_bodies(rel, oldtup);
 	result = cx_heap_update(rel, &oldtup->t_self, newtup, cid, InvalidSnapshot,
 							true, &tmfd, &lockmode, update_indexes);
 	if (result == TM_Ok)
