@@ -197,9 +197,10 @@ cx_workdir() {
     echo "$d"
 }
 
-# cx_start_cluster DIR PORT: initdb in DIR/data, socket in DIR, start.
+# cx_start_cluster DIR PORT [SETTINGS]: initdb in DIR/data, socket in DIR,
+# start; SETTINGS (lines of postgresql.conf) come after the defaults.
 cx_start_cluster() {
-    local dir=$1 port=$2
+    local dir=$1 port=$2 extra=${3:-}
     cx_as_user initdb -D "$dir/data" -A trust -U postgres --no-sync >/dev/null
     cat >>"$dir/data/postgresql.conf" <<CONF
 port = $port
@@ -208,6 +209,7 @@ unix_socket_directories = '$dir'
 fsync = off
 shared_buffers = 256MB
 max_wal_size = 4GB
+$extra
 CONF
     cx_as_user pg_ctl -D "$dir/data" -l "$dir/server.log" -w start >/dev/null
     export PGHOST=$dir PGPORT=$port PGUSER=postgres
@@ -339,4 +341,17 @@ cx_finish_workdir() {
     elif [ -z "${CX_KEEP_WORKDIR:-}" ]; then
         rm -rf "$1"
     fi
+}
+
+# cx_build_install_copy: build compressx from a copy of the tree (the
+# checkout stays clean) against $PGBIN/pg_config and install it there
+# (the benchmarks, on an installation of their choice).
+cx_build_install_copy() {
+    local bsrc
+    bsrc=$(mktemp -d "${TMPDIR:-/tmp}/compressx-bench-src.XXXXXX")
+    tar -C "$cx_root" --exclude=./.git --exclude='*.o' --exclude='*.so' --exclude='*.bc' \
+        -cf - Makefile compressx.control src sql | tar -C "$bsrc" -xf -
+    make -C "$bsrc" -s PG_CONFIG="$PGBIN/pg_config" with_llvm=no >/dev/null
+    cx_sudo make -C "$bsrc" -s PG_CONFIG="$PGBIN/pg_config" with_llvm=no install >/dev/null
+    rm -rf "$bsrc"
 }

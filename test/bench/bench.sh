@@ -37,12 +37,7 @@ cx_install_deps
 if [ -n "${CX_BENCH_PGBIN:-}" ]; then
     cx_use_pg "$CX_BENCH_PGBIN"
     out="$out/pg$("$PGBIN/pg_config" --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')"
-    bsrc=$(mktemp -d "${TMPDIR:-/tmp}/compressx-bench-src.XXXXXX")
-    tar -C "$cx_root" --exclude=./.git --exclude='*.o' --exclude='*.so' --exclude='*.bc' \
-        -cf - Makefile compressx.control src sql | tar -C "$bsrc" -xf -
-    make -C "$bsrc" -s PG_CONFIG="$PGBIN/pg_config" with_llvm=no >/dev/null
-    cx_sudo make -C "$bsrc" -s PG_CONFIG="$PGBIN/pg_config" with_llvm=no install >/dev/null
-    rm -rf "$bsrc"
+    cx_build_install_copy
 else
     cx_build_install
 fi

@@ -41,12 +41,7 @@ BATCH=${CX_BENCH_BATCH:-2000}
 cx_install_deps
 if [ -n "${CX_BENCH_PGBIN:-}" ]; then
     cx_use_pg "$CX_BENCH_PGBIN"
-    bsrc=$(mktemp -d "${TMPDIR:-/tmp}/compressx-bench-src.XXXXXX")
-    tar -C "$cx_root" --exclude=./.git --exclude='*.o' --exclude='*.so' --exclude='*.bc' \
-        -cf - Makefile compressx.control src sql | tar -C "$bsrc" -xf -
-    make -C "$bsrc" -s PG_CONFIG="$PGBIN/pg_config" with_llvm=no >/dev/null
-    cx_sudo make -C "$bsrc" -s PG_CONFIG="$PGBIN/pg_config" with_llvm=no install >/dev/null
-    rm -rf "$bsrc"
+    cx_build_install_copy
 else
     cx_build_install
 fi
@@ -61,25 +56,18 @@ work=$(cx_workdir logical-bench)
 ppub=${CX_BENCH_PORT:-55436}
 psub=$((ppub + 1))
 node() {
-    local dir=$1 port=$2
+    local dir=$1 port=$2 opl=""
     mkdir -p "$dir"
     [ "$(id -u)" -eq 0 ] && chown "$cx_user" "$dir"
-    cx_as_user initdb -D "$dir/data" -A trust -U postgres --no-sync >/dev/null
-    cat >>"$dir/data/postgresql.conf" <<CONF
-port = $port
-listen_addresses = ''
-unix_socket_directories = '$dir'
-fsync = off
-shared_buffers = 512MB
+    "$PGBIN/postgres" --describe-config 2>/dev/null | grep -q '^output_plugin_libraries' &&
+        opl="output_plugin_libraries = 'pgoutput, compressx'"
+    cx_start_cluster "$dir" "$port" "shared_buffers = 512MB
 max_wal_size = 8GB
 wal_level = logical
 max_wal_senders = 10
 max_replication_slots = 10
 wal_retrieve_retry_interval = 100ms
-CONF
-    "$PGBIN/postgres" --describe-config 2>/dev/null | grep -q '^output_plugin_libraries' &&
-        echo "output_plugin_libraries = 'pgoutput, compressx'" >>"$dir/data/postgresql.conf"
-    cx_as_user pg_ctl -D "$dir/data" -l "$dir/server.log" -w start >/dev/null
+$opl"
 }
 stop_all() {
     cx_as_user pg_ctl -D "$work/pub/data" -m fast -w stop >/dev/null 2>&1 || true

@@ -88,12 +88,7 @@ bench_start=$(date +%s)
 
 # compressx, built in a copy of the tree (the checkout stays clean)
 cx_log "building and installing compressx into $("$PGBIN/pg_config" --pkglibdir)"
-bsrc=$(mktemp -d "${TMPDIR:-/tmp}/compressx-bench-src.XXXXXX")
-tar -C "$cx_root" --exclude=./.git --exclude='*.o' --exclude='*.so' --exclude='*.bc' \
-    -cf - Makefile compressx.control src sql | tar -C "$bsrc" -xf -
-make -C "$bsrc" -s PG_CONFIG="$PGBIN/pg_config" with_llvm=no >/dev/null
-cx_sudo make -C "$bsrc" -s PG_CONFIG="$PGBIN/pg_config" with_llvm=no install >/dev/null
-rm -rf "$bsrc"
+cx_build_install_copy
 
 # pg_repack: Debian's package installs into Debian's tree only
 if ! dpkg-query -W -f='${Status}' "postgresql-$major-repack" 2>/dev/null | grep -q "ok installed"; then
