@@ -7,12 +7,14 @@ OBJS = \
 	src/catalog/relation.o \
 	src/catalog/settings.o \
 	src/catalog/dict.o \
+	src/catalog/citus.o \
 	src/am/am.o \
 	src/am/am_index.o \
 	src/am/am_write.o \
 	src/am/rewrite.o \
 	src/am/slot.o \
 	src/sql/advise.o \
+	src/sql/citus_fanout.o \
 	src/sql/dict_train.o \
 	src/sql/frame.o \
 	src/sql/inspect.o \
@@ -25,7 +27,7 @@ OBJS = \
 	src/compressx.o
 
 EXTENSION = compressx
-DATA = sql/compressx--0.1.0.sql sql/compressx--0.1.0--0.2.0.sql
+DATA = sql/compressx--0.1.0.sql sql/compressx--0.1.0--0.2.0.sql sql/compressx--0.2.0--0.3.0.sql
 PGFILEDESC = "compressx - per-column compression for PostgreSQL"
 
 SHLIB_LINK = -llz4 -lzstd

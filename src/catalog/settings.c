@@ -71,6 +71,7 @@
 #include "compat.h"
 #include "storage/format.h"
 #include "catalog/relation.h"
+#include "catalog/citus.h"
 #include "catalog/settings.h"
 
 PG_FUNCTION_INFO_V1(compressx_set_column_codec);
@@ -425,6 +426,8 @@ resolve_uncached(Relation rel, Oid relid, CxColumnSetting *out)
 	TupleDesc	desc = RelationGetDescr(rel);
 	const CxCodec *defcodec = cx_codec_by_id(cx_default_codec);
 	bool		is_partition = get_rel_relispartition(relid);
+	Oid			shell = InvalidOid;
+	bool		shell_known = false;
 
 	for (int i = 0; i < desc->natts; i++)
 	{
@@ -450,13 +453,28 @@ resolve_uncached(Relation rel, Oid relid, CxColumnSetting *out)
 		}
 		cs = find_setting(relid, is_partition, att->attnum, NameStr(att->attname), &from);
 		if (cs == NULL)
+		{
+			/* a Citus shard follows its table's rows on this node */
+			AttrNumber	shellatt;
+
+			if (!shell_known)
+			{
+				shell = cx_citus_shell_of(relid);
+				shell_known = true;
+			}
+			if (OidIsValid(shell) &&
+				(shellatt = get_attnum(shell, NameStr(att->attname))) != InvalidAttrNumber)
+				cs = find_setting(shell, get_rel_relispartition(shell), shellatt,
+								  NameStr(att->attname), &from);
+		}
+		if (cs == NULL)
 			continue;
 		s->codec = cx_codec_by_id(cs->codec_id);
 		s->level = level_or_default(s->codec, cs->level);
 		if (cs->min_size >= 0)
 			s->min_size = cs->min_size;
 		/* a dictionary serves the table it was trained on only */
-		if (s->codec->id == CX_CODEC_ZSTD && from == relid)
+		if (s->codec->id == CX_CODEC_ZSTD && (from == relid || (shell_known && from == shell)))
 			s->dict_id = cs->dict_id;
 		s->explicit_setting = true;
 	}
@@ -768,6 +786,9 @@ compressx_set_column_codec(PG_FUNCTION_ARGS)
 								PG_ARGISNULL(4), PG_ARGISNULL(4) ? 0 : PG_GETARG_INT32(4),
 								false);
 	}
+	/* Citus tables: the same rows on every node */
+	foreach(lc, rels)
+		cx_citus_push(lfirst_oid(lc));
 	PG_RETURN_VOID();
 }
 
@@ -814,6 +835,8 @@ compressx_reset_column_codec(PG_FUNCTION_ARGS)
 					  "WHERE a.attrelid = $1 AND a.attname = $2 AND NOT a.attisdropped))",
 					  2, types, values, nulls);
 	}
+	foreach(lc, rels)
+		cx_citus_push(lfirst_oid(lc));
 	PG_RETURN_VOID();
 }
 
@@ -936,7 +959,10 @@ compressx_settings_changed(PG_FUNCTION_ARGS)
 		relid = heap_getattr(tuples[i], Anum_cs_relid,
 							 RelationGetDescr(trigdata->tg_relation), &isnull);
 		if (!isnull && SearchSysCacheExists1(RELOID, relid))
+		{
 			CacheInvalidateRelcacheByRelid(DatumGetObjectId(relid));
+			cx_citus_settings_changed(DatumGetObjectId(relid));
+		}
 	}
 	return PointerGetDatum(NULL);
 }

@@ -38,6 +38,7 @@
 #include "sql/dict_train.h"
 #include "storage/format.h"
 #include "sql/inspect.h"
+#include "sql/citus_fanout.h"
 
 PG_FUNCTION_INFO_V1(compressx_advise);
 
@@ -269,6 +270,11 @@ compressx_advise(PG_FUNCTION_ARGS)
 	InitMaterializedSRF(fcinfo, 0);
 
 	rel = cx_open_readable_table(relid, &leaves);
+	if (cx_citus_fan_out_srf(fcinfo, relid, "citus_advise"))
+	{
+		relation_close(rel, NoLock);
+		return (Datum) 0;
+	}
 	desc = RelationGetDescr(rel);
 	foreach(lc, leaves)
 	{

@@ -18,6 +18,7 @@
 #include <zdict.h>
 
 #include "access/table.h"
+#include "executor/spi.h"
 #include "catalog/pg_type.h"
 #include "fmgr.h"
 #include "lib/stringinfo.h"
@@ -28,6 +29,7 @@
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
+#include "catalog/citus.h"
 #include "catalog/relation.h"
 #include "catalog/settings.h"
 #include "sql/dict_train.h"
@@ -35,6 +37,7 @@
 #include "storage/format.h"
 
 PG_FUNCTION_INFO_V1(compressx_train_dictionary);
+PG_FUNCTION_INFO_V1(compressx_value_bytes);
 
 /*
  * Limits of training samples: each value's first bytes, and the total.
@@ -90,6 +93,113 @@ cx_dict_train(List *plain_values, int32 dict_size, int32 *nsamples,
 	}
 	SET_VARSIZE(dict, VARHDRSZ + len);
 	return dict;
+}
+
+/*
+ * Keep the start of one plain value for training (what training uses:
+ * each value's first SAMPLE_VALUE_MAX bytes, SAMPLE_TOTAL_MAX in all);
+ * false when the total is reached.
+ */
+static bool
+keep_sample_value(List **plains, int64 *kept, int *nvalues, struct varlena *plain)
+{
+	int32		len = Min(VARSIZE_ANY_EXHDR(plain), SAMPLE_VALUE_MAX);
+	struct varlena *cut;
+
+	if (*kept + len > SAMPLE_TOTAL_MAX)
+		return false;
+	cut = palloc(VARHDRSZ + len);
+	SET_VARSIZE(cut, VARHDRSZ + len);
+	memcpy(VARDATA(cut), VARDATA_ANY(plain), len);
+	*plains = lappend(*plains, cut);
+	*kept += len;
+	if (len > 0)
+		(*nvalues)++;
+	return true;
+}
+
+/*
+ * The plain values of column of Citus table relid in a sample of about
+ * sample_rows rows of its shards: a distributed TABLESAMPLE query, whose
+ * fraction comes from the shards' row estimates (all rows when they have
+ * none), as the current user.
+ */
+static List *
+citus_sample_values(Oid relid, const char *column, int32 sample_rows)
+{
+	List	   *result = NIL;
+	Oid			types[2] = {OIDOID, INT4OID};
+	Datum		values[2];
+	double		total = -1;
+	double		percent = 100;
+	char	   *sql;
+	MemoryContext outer = CurrentMemoryContext;
+
+	values[0] = ObjectIdGetDatum(relid);
+	values[1] = Int32GetDatum(sample_rows);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (SPI_execute_with_args("SELECT pg_catalog.sum(r.result::float8) "
+							  "FROM pg_catalog.run_command_on_shards($1, "
+							  "'SELECT reltuples FROM pg_catalog.pg_class WHERE oid = %L::pg_catalog.regclass') r "
+							  "WHERE r.success",
+							  1, types, values, NULL, true, 1) == SPI_OK_SELECT &&
+		SPI_processed == 1)
+	{
+		bool		isnull;
+		Datum		d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+
+		if (!isnull)
+			total = DatumGetFloat8(d);
+	}
+	/* half again as many rows as asked for: SYSTEM samples whole pages */
+	if (total > 0)
+		percent = Min(100.0, Max(0.001, 150.0 * sample_rows / total));
+	sql = psprintf("SELECT compressx.value_bytes(%s) FROM %s TABLESAMPLE SYSTEM (%g) "
+				   "WHERE %s IS NOT NULL LIMIT $2",
+				   quote_identifier(column),
+				   quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
+											  get_rel_name(relid)),
+				   percent, quote_identifier(column));
+	if (SPI_execute_with_args(sql, 2, types, values, NULL, true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not sample the shards of \"%s\"", get_rel_name(relid));
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		bool		isnull;
+		Datum		d = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull);
+		MemoryContext old;
+
+		if (isnull)
+			continue;
+		old = MemoryContextSwitchTo(outer);
+		result = lappend(result, PG_DETOAST_DATUM_COPY(d));
+		MemoryContextSwitchTo(old);
+	}
+	SPI_finish();
+	return result;
+}
+
+/*
+ * compressx.value_bytes(value anyelement) RETURNS bytea
+ *	  The bytes of a variable-length value as compressx compresses them
+ *	  (its plain form, without header): what train_dictionary samples.
+ */
+Datum
+compressx_value_bytes(PG_FUNCTION_ARGS)
+{
+	Oid			type = get_fn_expr_argtype(fcinfo->flinfo, 0);
+	struct varlena *plain;
+	bytea	   *result;
+
+	if (!OidIsValid(type) || get_typlen(type) != -1)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("compressx.value_bytes() takes a value of a variable-length type")));
+	plain = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0));
+	result = palloc(VARHDRSZ + VARSIZE_ANY_EXHDR(plain));
+	SET_VARSIZE(result, VARHDRSZ + VARSIZE_ANY_EXHDR(plain));
+	memcpy(VARDATA(result), VARDATA_ANY(plain), VARSIZE_ANY_EXHDR(plain));
+	PG_RETURN_BYTEA_P(result);
 }
 
 /*
@@ -186,35 +296,35 @@ compressx_train_dictionary(PG_FUNCTION_ARGS)
 						   column),
 				 errhint("Use a dictionary only where every role that writes the column may read all of its rows; compressx.reset_column_codec() stops using it.")));
 
-	/* the plain values of a block sample */
-	sample = cx_sample_tuples(rel, GetActiveSnapshot(), sample_rows, sample_rows);
-	foreach(lc, sample)
+	/* the plain values of a block sample (of the shards, for a Citus table) */
+	if (cx_citus_fan_out(relid))
 	{
-		HeapTuple	tuple = (HeapTuple) lfirst(lc);
-		bool		isnull;
-		Datum		d = heap_getattr(tuple, attnum, RelationGetDescr(rel), &isnull);
+		sample = citus_sample_values(relid, column, sample_rows);
+		foreach(lc, sample)
+			if (!keep_sample_value(&plains, &kept, &nvalues, lfirst(lc)))
+				break;
+	}
+	else
+	{
+		sample = cx_sample_tuples(rel, GetActiveSnapshot(), sample_rows, sample_rows);
+		foreach(lc, sample)
+		{
+			HeapTuple	tuple = (HeapTuple) lfirst(lc);
+			bool		isnull;
+			Datum		d = heap_getattr(tuple, attnum, RelationGetDescr(rel), &isnull);
+			struct varlena *plain;
+			bool		more;
 
-		struct varlena *plain;
-		struct varlena *cut;
-		int32		len;
-
-		CHECK_FOR_INTERRUPTS();
-		if (isnull)
-			continue;
-		/* keep only what training uses: each value's start, 8 MB in all */
-		plain = cx_plain_value((struct varlena *) DatumGetPointer(d), relid, column);
-		len = Min(VARSIZE_ANY_EXHDR(plain), SAMPLE_VALUE_MAX);
-		if (kept + len > SAMPLE_TOTAL_MAX)
-			break;
-		cut = palloc(VARHDRSZ + len);
-		SET_VARSIZE(cut, VARHDRSZ + len);
-		memcpy(VARDATA(cut), VARDATA_ANY(plain), len);
-		if (plain != (struct varlena *) DatumGetPointer(d))
-			pfree(plain);
-		plains = lappend(plains, cut);
-		kept += len;
-		if (len > 0)
-			nvalues++;
+			CHECK_FOR_INTERRUPTS();
+			if (isnull)
+				continue;
+			plain = cx_plain_value((struct varlena *) DatumGetPointer(d), relid, column);
+			more = keep_sample_value(&plains, &kept, &nvalues, plain);
+			if (plain != (struct varlena *) DatumGetPointer(d))
+				pfree(plain);
+			if (!more)
+				break;
+		}
 	}
 	CHECK_FOR_INTERRUPTS();
 
@@ -275,5 +385,6 @@ compressx_train_dictionary(PG_FUNCTION_ARGS)
 		elog(ERROR, "could not store the zstd dictionary");
 
 	table_close(rel, NoLock);
+	cx_citus_push(relid);
 	PG_RETURN_INT32(dict_id);
 }

@@ -45,6 +45,7 @@
 #include "compat.h"
 #include "storage/format.h"
 #include "sql/inspect.h"
+#include "sql/citus_fanout.h"
 
 PG_FUNCTION_INFO_V1(compressx_stored_summary);
 PG_FUNCTION_INFO_V1(compressx_ratio_sample_rows);
@@ -514,6 +515,11 @@ compressx_stored_summary(PG_FUNCTION_ARGS)
 	InitMaterializedSRF(fcinfo, 0);
 
 	rel = cx_open_readable_table(relid, &leaves);
+	if (cx_citus_fan_out_srf(fcinfo, relid, "citus_stored_summary"))
+	{
+		relation_close(rel, NoLock);
+		return (Datum) 0;
+	}
 
 	/* Every varlena column gets a row, in the table's column order. */
 	for (int i = 0; i < RelationGetDescr(rel)->natts; i++)

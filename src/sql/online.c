@@ -48,6 +48,7 @@
 #include "access/toast_internals.h"
 #include "access/transam.h"
 #include "access/xact.h"
+#include "catalog/citus.h"
 #include "catalog/catalog.h"
 #include "catalog/dependency.h"
 #include "catalog/indexing.h"
@@ -1384,6 +1385,12 @@ compressx_recompress_online(PG_FUNCTION_ARGS)
 
 	/* privileges and kinds before any lock, for every partition too */
 	cx_online_check_target(run.relid, true);
+	if (cx_citus_is_table(run.relid))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("compressx.recompress_online() does not run on Citus table \"%s\"",
+						get_rel_name(run.relid)),
+				 errhint("Use recompress_table() on the coordinator (every shard, each locked while it is rewritten), or VACUUM FULL.")));
 	if (get_rel_relkind(run.relid) == RELKIND_PARTITIONED_TABLE)
 	{
 		ListCell   *lc;

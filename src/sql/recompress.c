@@ -74,6 +74,8 @@
 #include "sql/inspect.h"
 #include "am/rewrite.h"
 #include "sql/recompress.h"
+#include "catalog/citus.h"
+#include "sql/citus_fanout.h"
 
 PG_FUNCTION_INFO_V1(compressx_recompress_table);
 
@@ -684,6 +686,13 @@ compressx_recompress_table(PG_FUNCTION_ARGS)
 	/* Step 1: ownership before locking, then lock and look again. */
 	cx_recompress_check_owner(relid);
 	cx_check_not_own_table(relid);
+	/* a Citus table: every shard, then the table here, then the other nodes' settings */
+	if (cx_citus_fan_out_srf(fcinfo, relid, "citus_recompress_table"))
+	{
+		foreach(lc, find_all_inheritors(relid, NoLock, NULL))
+			cx_citus_push(lfirst_oid(lc));
+		return (Datum) 0;
+	}
 	rel = try_relation_open(relid, AccessExclusiveLock);
 	if (rel == NULL)
 		ereport(ERROR,

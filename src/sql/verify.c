@@ -46,6 +46,7 @@
 #include "storage/format.h"
 #include "sql/inspect.h"
 #include "am/slot.h"
+#include "sql/citus_fanout.h"
 
 PG_FUNCTION_INFO_V1(compressx_verify);
 
@@ -365,6 +366,11 @@ compressx_verify(PG_FUNCTION_ARGS)
 	InitMaterializedSRF(fcinfo, 0);
 
 	rel = cx_open_readable_table(relid, &leaves);
+	if (cx_citus_fan_out_srf(fcinfo, relid, "citus_verify"))
+	{
+		relation_close(rel, NoLock);
+		return (Datum) 0;
+	}
 	foreach(lc, leaves)
 	{
 		Relation	leaf = table_open(lfirst_oid(lc), NoLock);

@@ -1,0 +1,359 @@
+/*-------------------------------------------------------------------------
+ *
+ * citus.c
+ *	  compressx tables distributed with Citus (see citus.h).
+ *
+ * Citus never moves compressx's stored bytes between nodes: every shard
+ * creation, move, copy and split scans the source (the access method
+ * decodes) and inserts into the target (it encodes again).  So settings and
+ * dictionaries are per node: each node keeps rows for its own copy of the
+ * distributed table (the "shell", same schema and name), a shard follows
+ * the rows of its shell, and dictionary ids are local to the node.  The
+ * coordinator sends a table's rows to the other nodes whenever they change
+ * (compressx.citus_apply), in the caller's transaction.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <ctype.h>
+
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_namespace.h"
+#include "commands/extension.h"
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "storage/lmgr.h"
+#include "utils/builtins.h"
+#include "utils/fmgroids.h"
+#include "utils/inval.h"
+#include "utils/lsyscache.h"
+#include "utils/syscache.h"
+
+#include "catalog/citus.h"
+#include "catalog/settings.h"
+
+PG_FUNCTION_INFO_V1(compressx_citus_shell);
+PG_FUNCTION_INFO_V1(compressx_citus_apply);
+PG_FUNCTION_INFO_V1(compressx_citus_push);
+
+bool		cx_citus_in_fan_out = false;
+
+/* pg_catalog.<name>, a table of Citus's, or InvalidOid without Citus. */
+static Oid
+citus_catalog(const char *name)
+{
+	if (!OidIsValid(get_extension_oid("citus", true)))
+		return InvalidOid;
+	return get_relname_relid(name, PG_CATALOG_NAMESPACE);
+}
+
+/*
+ * The first row of Citus catalog table "catalog" whose column keycol equals
+ * key (compared with procedure eqproc): its column outcol, *found set.
+ */
+static Datum
+citus_lookup(const char *catalog, const char *keycol, RegProcedure eqproc, Datum key,
+			 const char *outcol, bool *found)
+{
+	Oid			catoid = citus_catalog(catalog);
+	Relation	crel;
+	ScanKeyData skey;
+	SysScanDesc scan;
+	HeapTuple	tup;
+	Datum		result = (Datum) 0;
+	AttrNumber	keyatt;
+	AttrNumber	outatt;
+
+	*found = false;
+	if (!OidIsValid(catoid))
+		return result;
+	keyatt = get_attnum(catoid, keycol);
+	outatt = get_attnum(catoid, outcol);
+	if (keyatt == InvalidAttrNumber || outatt == InvalidAttrNumber)
+		return result;
+	crel = table_open(catoid, AccessShareLock);
+	ScanKeyInit(&skey, keyatt, BTEqualStrategyNumber, eqproc, key);
+	scan = systable_beginscan(crel, InvalidOid, false, NULL, 1, &skey);
+	if ((tup = systable_getnext(scan)) != NULL)
+	{
+		bool		isnull;
+
+		result = heap_getattr(tup, outatt, RelationGetDescr(crel), &isnull);
+		*found = !isnull;
+	}
+	systable_endscan(scan);
+	table_close(crel, AccessShareLock);
+	return result;
+}
+
+bool
+cx_citus_is_table(Oid relid)
+{
+	bool		found;
+
+	(void) citus_lookup("pg_dist_partition", "logicalrelid", F_OIDEQ,
+						ObjectIdGetDatum(relid), "logicalrelid", &found);
+	return found;
+}
+
+/* Whether this node is the coordinator (Citus group 0). */
+static bool
+citus_on_coordinator(void)
+{
+	Oid			catoid = citus_catalog("pg_dist_local_group");
+	Relation	crel;
+	SysScanDesc scan;
+	HeapTuple	tup;
+	bool		result = false;
+
+	if (!OidIsValid(catoid))
+		return false;
+	crel = table_open(catoid, AccessShareLock);
+	scan = systable_beginscan(crel, InvalidOid, false, NULL, 0, NULL);
+	if ((tup = systable_getnext(scan)) != NULL)
+	{
+		bool		isnull;
+		Datum		d = heap_getattr(tup, get_attnum(catoid, "groupid"),
+									 RelationGetDescr(crel), &isnull);
+
+		result = !isnull && DatumGetInt32(d) == 0;
+	}
+	systable_endscan(scan);
+	table_close(crel, AccessShareLock);
+	return result;
+}
+
+bool
+cx_citus_fan_out(Oid relid)
+{
+	return !cx_citus_in_fan_out && cx_citus_is_table(relid) && citus_on_coordinator();
+}
+
+Oid
+cx_citus_shell_of(Oid relid)
+{
+	HeapTuple	tup;
+	Form_pg_class form;
+	const char *name;
+	const char *us;
+	char	   *end;
+	int64		shardid;
+	Oid			shell = InvalidOid;
+	Oid			nsp;
+	Oid			owner;
+	bool		found;
+
+	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	if (!HeapTupleIsValid(tup))
+		return InvalidOid;
+	form = (Form_pg_class) GETSTRUCT(tup);
+	name = pstrdup(NameStr(form->relname));
+	nsp = form->relnamespace;
+	owner = form->relowner;
+	ReleaseSysCache(tup);
+
+	/* <name>_<digits> */
+	us = strrchr(name, '_');
+	if (us == NULL || us == name || !isdigit((unsigned char) us[1]))
+		return InvalidOid;
+	errno = 0;
+	shardid = strtoi64(us + 1, &end, 10);
+	if (errno != 0 || *end != '\0' || shardid <= 0 ||
+		!OidIsValid(citus_catalog("pg_dist_shard")))
+		return InvalidOid;
+
+	shell = DatumGetObjectId(citus_lookup("pg_dist_shard", "shardid", F_INT8EQ,
+										  Int64GetDatum(shardid), "logicalrelid",
+										  &found));
+	if (!found)
+	{
+		/* a split child, filled before its metadata is committed */
+		char	   *prefix = pnstrdup(name, us - name);
+
+		shell = get_relname_relid(prefix, nsp);
+		if (!OidIsValid(shell) || !cx_citus_is_table(shell))
+			return InvalidOid;
+	}
+	if (!OidIsValid(shell) || shell == relid)
+		return InvalidOid;
+	/* same schema, same owner: no role borrows another's settings */
+	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(shell));
+	if (!HeapTupleIsValid(tup))
+		return InvalidOid;
+	form = (Form_pg_class) GETSTRUCT(tup);
+	if (form->relnamespace != nsp || form->relowner != owner)
+		shell = InvalidOid;
+	ReleaseSysCache(tup);
+	return shell;
+}
+
+void
+cx_citus_settings_changed(Oid relid)
+{
+	/*
+	 * The shards of relid on this node cache settings resolved through it.
+	 * Settings change rarely: invalidate every relation rather than find
+	 * the shards (split children have no metadata yet).
+	 */
+	if (cx_citus_is_table(relid))
+		CacheInvalidateRelcacheAll();
+}
+
+/* The installed version of compressx in this database. */
+static char *
+installed_version(void)
+{
+	text	   *v = cx_settings_exec_text("SELECT extversion FROM pg_catalog.pg_extension "
+										  "WHERE extname = 'compressx'", 0, NULL, NULL, NULL);
+
+	return v ? text_to_cstring(v) : pstrdup("");
+}
+
+void
+cx_citus_push(Oid relid)
+{
+	Oid			types[1] = {OIDOID};
+	Datum		values[1];
+	text	   *state;
+	char	   *command;
+	void		(*send) (const char *command);
+
+	if (!cx_citus_fan_out(relid))
+		return;
+	values[0] = ObjectIdGetDatum(relid);
+	state = cx_settings_exec_text(
+		"SELECT jsonb_build_object('columns', COALESCE(jsonb_agg(jsonb_build_object("
+		"'attname', s.attname, 'codec', s.codec, 'level', s.level, "
+		"'min_size', s.min_size, 'dict', pg_catalog.encode(d.dict, 'base64'), "
+		"'sample_values', d.sample_values, 'sample_bytes', d.sample_bytes) "
+		"ORDER BY s.attnum), '[]'::jsonb))::text "
+		"FROM compressx.column_settings s LEFT JOIN compressx.dictionaries d "
+		"ON d.dict_id = s.dict_id AND d.relid = s.relid WHERE s.relid = $1",
+		1, types, values, NULL);
+	command = psprintf("SELECT compressx.citus_apply(%s::pg_catalog.regclass, %s::pg_catalog.jsonb, %s)",
+					   quote_literal_cstr(quote_qualified_identifier(
+						   get_namespace_name(get_rel_namespace(relid)), get_rel_name(relid))),
+					   quote_literal_cstr(text_to_cstring(state)),
+					   quote_literal_cstr(installed_version()));
+	send = (void (*) (const char *))
+		load_external_function("$libdir/citus", "SendCommandToWorkersWithMetadata",
+							   false, NULL);
+	if (send == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot send the compression settings of \"%s\" to the other nodes",
+						get_rel_name(relid)),
+				 errdetail("This version of Citus does not export SendCommandToWorkersWithMetadata.")));
+	send(command);
+}
+
+/*
+ * compressx.citus_shell(rel regclass) RETURNS regclass
+ *	  The Citus table whose settings shard rel follows on this node, or NULL.
+ */
+Datum
+compressx_citus_shell(PG_FUNCTION_ARGS)
+{
+	Oid			shell = cx_citus_shell_of(PG_GETARG_OID(0));
+
+	if (!OidIsValid(shell))
+		PG_RETURN_NULL();
+	PG_RETURN_OID(shell);
+}
+
+/*
+ * compressx.citus_apply(rel regclass, state jsonb, version text)
+ *	  Make the settings rows of rel on this node those of state (built by
+ *	  cx_citus_push on the coordinator): dictionaries by content, with ids
+ *	  of this node; columns by name.  Rows of rel's shards here are removed:
+ *	  the shards follow rel.  Owner only; ShareUpdateExclusiveLock on rel.
+ */
+Datum
+compressx_citus_apply(PG_FUNCTION_ARGS)
+{
+	Oid			relid;
+	Oid			types[2] = {OIDOID, TEXTOID};
+	Datum		values[2];
+	char	   *version;
+	char	   *mine;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("relation, state and version must not be null")));
+	relid = PG_GETARG_OID(0);
+	version = text_to_cstring(PG_GETARG_TEXT_PP(2));
+	mine = installed_version();
+	if (strcmp(version, mine) != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("compressx %s is installed on this node, the coordinator has %s", mine, version),
+				 errhint("Install the same compressx on every node and run ALTER EXTENSION compressx UPDATE where it is older.")));
+	cx_check_settings_target(relid);
+	LockRelationOid(relid, ShareUpdateExclusiveLock);
+	cx_check_settings_target(relid);
+
+	values[0] = ObjectIdGetDatum(relid);
+	values[1] = CStringGetTextDatum(DatumGetCString(DirectFunctionCall1(jsonb_out,
+															   PG_GETARG_DATUM(1))));
+	if (cx_settings_exec("SELECT pg_catalog.count(*)::int4 FROM pg_catalog.jsonb_to_recordset($2::jsonb->'columns') "
+						 "AS x(attname name, codec text) WHERE x.attname IS NULL OR x.codec IS NULL "
+						 "OR x.codec NOT IN (SELECT c.name FROM compressx.codecs() c)",
+						 2, types, values, NULL) > 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("compression settings of \"%s\" name an unknown codec or no column",
+						get_rel_name(relid))));
+	cx_settings_exec("INSERT INTO compressx.dictionaries (relid, attname, dict, sample_values, sample_bytes) "
+					 "SELECT DISTINCT ON (x.dict) $1::pg_catalog.oid::pg_catalog.regclass, x.attname, "
+					 "pg_catalog.decode(x.dict, 'base64'), x.sample_values, x.sample_bytes "
+					 "FROM pg_catalog.jsonb_to_recordset($2::jsonb->'columns') "
+					 "AS x(attname name, dict text, sample_values int4, sample_bytes int8) "
+					 "WHERE x.dict IS NOT NULL AND NOT EXISTS (SELECT FROM compressx.dictionaries d "
+					 "WHERE d.relid = $1 AND d.dict = pg_catalog.decode(x.dict, 'base64'))",
+					 2, types, values, NULL);
+	cx_settings_exec("DELETE FROM compressx.column_settings s "
+					 "WHERE s.relid = $1 OR compressx.citus_shell(s.relid) = $1",
+					 2, types, values, NULL);
+	cx_settings_exec("INSERT INTO compressx.column_settings "
+					 "(relid, attname, attnum, codec, level, min_size, dict_id) "
+					 "SELECT $1::pg_catalog.oid::pg_catalog.regclass, x.attname, 0, x.codec, x.level, "
+					 "x.min_size, (SELECT pg_catalog.max(d.dict_id) FROM compressx.dictionaries d "
+					 "WHERE d.relid = $1 AND d.dict = pg_catalog.decode(x.dict, 'base64')) "
+					 "FROM pg_catalog.jsonb_to_recordset($2::jsonb->'columns') "
+					 "AS x(attname name, codec text, level int4, min_size int4, dict text)",
+					 2, types, values, NULL);
+	cx_citus_settings_changed(relid);
+	PG_RETURN_VOID();
+}
+
+/*
+ * compressx.citus_push(rel regclass)
+ *	  Send the settings and dictionaries of a Citus table from the
+ *	  coordinator to every other node again (after adding a node, or to
+ *	  repair a node restored on its own).  Owner only.
+ */
+Datum
+compressx_citus_push(PG_FUNCTION_ARGS)
+{
+	Oid			relid = PG_GETARG_OID(0);
+
+	cx_check_settings_target(relid);
+	LockRelationOid(relid, ShareUpdateExclusiveLock);
+	cx_check_settings_target(relid);
+	if (!cx_citus_is_table(relid))
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not a Citus table", get_rel_name(relid))));
+	if (!citus_on_coordinator())
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("compressx.citus_push() runs on the coordinator")));
+	cx_citus_push(relid);
+	PG_RETURN_VOID();
+}

@@ -1,0 +1,55 @@
+/*-------------------------------------------------------------------------
+ *
+ * citus.h
+ *	  compressx tables distributed with Citus: which table a shard follows,
+ *	  whether a function call acts on the whole cluster, and sending a
+ *	  table's settings and dictionaries to the other nodes.
+ *
+ * compressx does not link to Citus: it reads Citus's catalog tables
+ * (pg_dist_partition, pg_dist_shard, pg_dist_local_group) when the citus
+ * extension is installed, and looks up one exported function of citus.so
+ * to send commands in the caller's distributed transaction.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef COMPRESSX_CITUS_H
+#define COMPRESSX_CITUS_H
+
+/*
+ * The Citus table (distributed, reference or Citus-managed local table) on
+ * this node whose shard relid is, or InvalidOid.  A shard is named
+ * <table>_<shard id> in its table's schema and has its table's owner; the
+ * id is looked up in pg_dist_shard, and while it is not there yet (the
+ * children of a shard split are filled before their metadata is
+ * committed) the name without its suffix must name a Citus table.
+ */
+extern Oid	cx_citus_shell_of(Oid relid);
+
+/* Whether relid is a Citus table (has a row in pg_dist_partition). */
+extern bool cx_citus_is_table(Oid relid);
+
+/*
+ * Whether a compressx function called on relid acts on the whole
+ * distributed table: relid is a Citus table and this node is the
+ * coordinator, and the call does not come from compressx's own fan-out.
+ */
+extern bool cx_citus_fan_out(Oid relid);
+
+/* Set while compressx's fan-out functions run (cx_citus_fan_out is false). */
+extern bool cx_citus_in_fan_out;
+
+/*
+ * Send the settings and dictionaries of relid (a Citus table, on the
+ * coordinator) to every other node with Citus metadata, inside the
+ * current transaction (Citus commits it on every node with two-phase
+ * commit, or on none).  Does nothing for other relations.
+ */
+extern void cx_citus_push(Oid relid);
+
+/*
+ * After a change of the settings of relid: if it is a Citus table, the
+ * cached settings of its shards on this node are stale too.
+ */
+extern void cx_citus_settings_changed(Oid relid);
+
+#endif							/* COMPRESSX_CITUS_H */

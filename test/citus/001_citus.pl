@@ -1,0 +1,255 @@
+# compressx tables distributed with Citus: a coordinator and two workers
+# (TCP on 127.0.0.1; test/citus_suite.sh runs this on each major that has a
+# Citus build).  A distributed compressx table and a reference table are
+# checked against heap twins with checksums after every step:
+#  - shards are compressx tables, the extension reached the workers;
+#  - set_column_codec, reset_column_codec, train_dictionary and
+#    recompress_table on the coordinator reach every shard; verify,
+#    column_stats and advise cover every shard;
+#  - a worker down: set_column_codec fails and changes no node; the retry
+#    reaches every node;
+#  - shard moves (block_writes, and logical with compressx's decoders on
+#    dynamic_library_path), a copy of a reference table to a new node, a
+#    blocking split: data equal, moved shards keep their settings;
+#  - ALTER TABLE .. SET ACCESS METHOD heap and back on the distributed table;
+#  - a table another role names like a shard follows nothing.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use IPC::Run;
+
+my %node;
+for my $name (qw(coord w1 w2))
+{
+	my $n = PostgreSQL::Test::Cluster->new($name);
+	$n->init(allows_streaming => 'logical');
+	$n->append_conf('postgresql.conf', q{
+shared_preload_libraries = 'citus'
+listen_addresses = '127.0.0.1'
+citus.local_hostname = '127.0.0.1'
+citus.shard_count = 4
+citus.shard_replication_factor = 1
+max_prepared_transactions = 100
+max_replication_slots = 20
+max_wal_senders = 20
+max_worker_processes = 20
+});
+	$n->start;
+	$n->safe_psql('postgres', 'CREATE EXTENSION citus');
+	$node{$name} = $n;
+}
+my $coord = $node{coord};
+my ($w1, $w2) = @node{qw(w1 w2)};
+sub cq { $coord->safe_psql('postgres', $_[0]) }
+
+cq(sprintf("SELECT citus_set_coordinator_host('127.0.0.1', %d)", $coord->port));
+cq(sprintf("SELECT citus_add_node('127.0.0.1', %d)", $_->port)) for ($w1, $w2);
+cq('CREATE EXTENSION compressx');
+is($w1->safe_psql('postgres', "SELECT extversion FROM pg_extension WHERE extname = 'compressx'"),
+	cq("SELECT extversion FROM pg_extension WHERE extname = 'compressx'"),
+	'CREATE EXTENSION compressx reached the workers');
+
+# JSON-like documents, some of them out of line
+my $doc = q{pg_catalog.format('{"id": %s, "user": "u%s", "tags": ["a%s", "b"], "text": "%s"}',
+	i, i % 97, i % 13, repeat(md5((i % 50)::text), CASE WHEN i % 40 = 0 THEN 400 ELSE 1 + i % 9 END))};
+for my $t (qw(docs docs_heap))
+{
+	my $am = $t eq 'docs' ? 'compressx' : 'heap';
+	cq("CREATE TABLE $t (id int PRIMARY KEY, body text, meta jsonb, note text) USING $am");
+	cq("SELECT create_distributed_table('$t', 'id')");
+	cq("INSERT INTO $t SELECT i, $doc, ($doc)::jsonb, CASE WHEN i % 5 = 0 THEN NULL ELSE 'n' || i END FROM generate_series(1, 3000) i");
+	cq("CREATE TABLE ref_$t (k int PRIMARY KEY, label text) USING $am");
+	cq("SELECT create_reference_table('ref_$t')");
+	cq("INSERT INTO ref_$t SELECT i, repeat('label ' || (i % 7), 20) FROM generate_series(1, 200) i");
+}
+
+sub sum_of
+{
+	my $t = shift;
+	return cq("SELECT count(*) || ':' || md5(string_agg(id || body || meta::text || coalesce(note, '-'), ',' ORDER BY id)) FROM $t");
+}
+sub same_data
+{
+	my $what = shift;
+	is(sum_of('docs'), sum_of('docs_heap'), "$what: docs equals its heap twin");
+	is(cq("SELECT md5(string_agg(k || label, ',' ORDER BY k)) FROM ref_docs"),
+		cq("SELECT md5(string_agg(k || label, ',' ORDER BY k)) FROM ref_docs_heap"),
+		"$what: ref_docs equals its heap twin");
+}
+# one line per placement: what the command (%L: the shard) returns there
+sub on_placements
+{
+	my ($t, $cmd) = @_;
+	return cq("SELECT string_agg(result, ',' ORDER BY shardid, nodeport) FROM run_command_on_placements('$t', \$cmd\$$cmd\$cmd\$)");
+}
+
+same_data('loaded');
+is(on_placements('docs', q{SELECT a.amname FROM pg_class c JOIN pg_am a ON a.oid = c.relam WHERE c.oid = %L::regclass}),
+	'compressx,compressx,compressx,compressx', 'the four shards are compressx tables');
+is(on_placements('ref_docs', q{SELECT a.amname FROM pg_class c JOIN pg_am a ON a.oid = c.relam WHERE c.oid = %L::regclass}),
+	'compressx,compressx,compressx', 'the reference table placements (coordinator, w1, w2) are compressx');
+is(on_placements('docs', q{SELECT compressx.citus_shell(%L)::text}), 'docs,docs,docs,docs',
+	'each shard follows table docs');
+
+# settings from the coordinator reach every shard
+my $codec_of = q{SELECT codec || coalesce(level::text, '') FROM compressx.column_codec_settings(%L) WHERE column_name = 'body'};
+cq("SELECT compressx.set_column_codec('docs', 'body', 'zstd', 9)");
+is(on_placements('docs', $codec_of), 'zstd9,zstd9,zstd9,zstd9', 'set_column_codec reached every shard');
+cq("SELECT compressx.set_column_codec('ref_docs', 'label', 'lz4')");
+is(on_placements('ref_docs', q{SELECT codec FROM compressx.column_codec_settings(%L) WHERE column_name = 'label'}),
+	'lz4,lz4,lz4', 'set_column_codec reached every reference placement');
+cq("INSERT INTO docs SELECT i, $doc, ($doc)::jsonb, 'new' FROM generate_series(3001, 3400) i");
+cq("INSERT INTO docs_heap SELECT i, $doc, ($doc)::jsonb, 'new' FROM generate_series(3001, 3400) i");
+same_data('after inserts with zstd 9');
+
+# a worker down: nothing changes anywhere; the retry finishes
+$w2->stop;
+my ($rc, $out, $err) = $coord->psql('postgres', "SELECT compressx.set_column_codec('docs', 'body', 'lz4')");
+isnt($rc, 0, 'set_column_codec fails while a worker is down');
+like($err, qr/127\.0\.0\.1|connect|connection/i, 'the error names the connection') or diag $err;
+is($w1->safe_psql('postgres', "SELECT codec FROM compressx.column_settings WHERE relid = 'docs'::regclass AND attname = 'body'"),
+	'zstd', 'the live worker kept its settings');
+is(cq("SELECT codec FROM compressx.column_settings WHERE relid = 'docs'::regclass AND attname = 'body'"),
+	'zstd', 'the coordinator kept its settings');
+$w2->start;
+is(on_placements('docs', $codec_of), 'zstd9,zstd9,zstd9,zstd9', 'no shard has half-applied settings');
+cq("SELECT compressx.set_column_codec('docs', 'body', 'lz4')");
+is(on_placements('docs', $codec_of), 'lz41,lz41,lz41,lz41', 'the retry reached every shard');
+cq("SELECT compressx.reset_column_codec('docs', 'body')");
+is(on_placements('docs', $codec_of), 'zstd3,zstd3,zstd3,zstd3', 'reset_column_codec reached every shard (the defaults)');
+
+# recompress_table fans out; the result sums the shards
+my $r = cq("SELECT string_agg(column_name || '=' || values_rewritten, ',' ORDER BY column_name) FROM recompress_table('docs', 'lz4')");
+ok($r =~ /^body=\d+,meta=\d+,note=\d+$/, "recompress_table returns one row per column: $r");
+is(on_placements('docs', $codec_of), 'lz41,lz41,lz41,lz41', 'recompress_table set lz4 on every shard');
+is(cq("SELECT (methods ?| array['zstd', 'pglz'])::text || ',' || (SELECT sum(e.value::bigint) FROM jsonb_each_text(methods) e) FROM compressx.column_stats('docs') WHERE column_name = 'body'"),
+	'false,' . cq("SELECT count(*) FROM docs") , 'column_stats over every shard: no zstd left, as many values as docs has rows')
+	or diag cq("SELECT methods FROM compressx.column_stats('docs') WHERE column_name = 'body'");
+is(cq("SELECT \"values\" FROM compressx.column_stats('docs') WHERE column_name = 'note'"),
+	cq("SELECT count(note) FROM docs"), 'column_stats counts the values of every shard');
+same_data('after recompress_table lz4');
+is(cq("SELECT count(*) FROM recompress_table('docs', 'lz4') WHERE values_rewritten > 0"), '0',
+	'recompress_table again rewrites nothing');
+is(on_placements('docs', q{SELECT count(*) FROM compressx.column_settings WHERE relid = %L::regclass}),
+	'0,0,0,0', 'shards keep no rows of their own: they follow the table');
+
+# dictionaries: trained on a sample of the shards, the same bytes on every node
+cq("SELECT compressx.set_column_codec('docs', 'body', 'zstd', 3)");
+my $id = cq("SELECT compressx.train_dictionary('docs', 'body', 4096, 2000)");
+ok($id > 0, "train_dictionary on the coordinator: dictionary $id");
+my $md5 = cq("SELECT md5(dict) FROM compressx.dictionaries WHERE dict_id = $id");
+for my $w ($w1, $w2)
+{
+	is($w->safe_psql('postgres',
+		"SELECT md5(d.dict) FROM compressx.column_settings s JOIN compressx.dictionaries d ON d.dict_id = s.dict_id WHERE s.relid = 'docs'::regclass AND s.attname = 'body'"),
+		$md5, $w->name . ' has the dictionary, named by its own settings row');
+}
+is(on_placements('docs', q{SELECT (dictionary IS NOT NULL)::text FROM compressx.column_codec_settings(%L) WHERE column_name = 'body'}),
+	'true,true,true,true', 'every shard compresses body with the dictionary');
+my $before = cq("SELECT stored_bytes FROM compressx.column_stats('docs') WHERE column_name = 'body'");
+cq('VACUUM FULL docs');
+my $after = cq("SELECT stored_bytes FROM compressx.column_stats('docs') WHERE column_name = 'body'");
+ok($after < $before, "VACUUM FULL (propagated) re-encodes with the dictionary: $before -> $after bytes");
+same_data('after the dictionary');
+is(cq("SELECT count(*) FROM compressx.verify('docs')"), '0', 'verify: every shard decodes');
+ok(cq("SELECT count(*) FROM compressx.advise('docs', 400) WHERE column_name = 'body' AND recommended") == 1,
+	'advise over the shards recommends one codec for body');
+
+# shard moves and copies keep data and settings
+my $shard = cq("SELECT shardid FROM pg_dist_shard_placement WHERE shardid IN (SELECT shardid FROM pg_dist_shard WHERE logicalrelid = 'docs'::regclass) AND nodeport = " . $w1->port . " ORDER BY shardid LIMIT 1");
+cq(sprintf("SELECT citus_move_shard_placement(%d, '127.0.0.1', %d, '127.0.0.1', %d, shard_transfer_mode => 'block_writes')",
+	$shard, $w1->port, $w2->port));
+is(cq("SELECT nodeport FROM pg_dist_shard_placement WHERE shardid = $shard"), $w2->port, "shard $shard moved to w2 (block_writes)");
+same_data('after a block_writes move');
+is($w2->safe_psql('postgres', "SET citus.show_shards_for_app_name_prefixes = '*'; SELECT (dictionary IS NOT NULL)::text || codec FROM compressx.column_codec_settings('docs_$shard') WHERE column_name = 'body'"),
+	'truezstd', 'the moved shard compresses body with w2\'s dictionary');
+is($w2->safe_psql('postgres', "SET citus.show_shards_for_app_name_prefixes = '*'; SELECT methods ? 'zstd' FROM compressx.column_stats('docs_$shard') WHERE column_name = 'body'"),
+	't', 'the moved rows were stored again with zstd');
+
+# a logical move (Citus's default) without compressx's decoders fails at
+# once, and leaves nothing behind
+($rc, $out, $err) = $coord->psql('postgres', sprintf(
+	"SELECT citus_move_shard_placement(%d, '127.0.0.1', %d, '127.0.0.1', %d)", $shard, $w2->port, $w1->port));
+like($err, qr/cannot move or split shard .* of a compressx table logically.*block_writes/s,
+	'a logical move without compressx\'s decoders is refused, naming block_writes') or diag $err;
+cq('CALL citus_cleanup_orphaned_resources()');
+for my $w ($w1, $w2)
+{
+	is($w->safe_psql('postgres', 'SELECT (SELECT count(*) FROM pg_publication) + (SELECT count(*) FROM pg_replication_slots)'),
+		'0', $w->name . ': no publication or slot left behind');
+}
+is(cq("SELECT nodeport FROM pg_dist_shard_placement WHERE shardid = $shard"), $w2->port, "shard $shard stayed on w2");
+
+# a logical move, with compressx's decoders found as pgoutput; rows written
+# meanwhile arrive
+for my $n ($coord, $w1, $w2)
+{
+	$n->append_conf('postgresql.conf', "dynamic_library_path = '\$libdir/compressx_decoders:\$libdir'\n");
+	$n->restart;
+}
+# the source placement of the first move is dropped later, unless asked now
+cq('CALL citus_cleanup_orphaned_resources()');
+my $mover = IPC::Run::start(
+	[ 'psql', '-XAtq', '-d', $coord->connstr('postgres'), '-v', 'ON_ERROR_STOP=1', '-c',
+	  sprintf("SELECT citus_move_shard_placement(%d, '127.0.0.1', %d, '127.0.0.1', %d, shard_transfer_mode => 'force_logical')",
+		$shard, $w2->port, $w1->port) ],
+	'>', \my $move_out, '2>', \my $move_err);
+my $next = 5001;
+while ($mover->pumpable)
+{
+	my $last = $next + 19;
+	for my $t (qw(docs docs_heap))
+	{
+		cq("INSERT INTO $t SELECT i, $doc, ($doc)::jsonb, 'during move' FROM generate_series($next, $last) i");
+	}
+	cq("UPDATE docs SET note = 'moved' WHERE id % 7 = $next % 7 AND id < 3000");
+	cq("UPDATE docs_heap SET note = 'moved' WHERE id % 7 = $next % 7 AND id < 3000");
+	$next = $last + 1;
+	$mover->pump_nb;
+}
+$mover->finish;
+is($mover->result(0), 0, 'the logical move finished') or diag $move_err;
+ok($next > 5001, 'rows were written during the move: ' . ($next - 5001));
+is(cq("SELECT nodeport FROM pg_dist_shard_placement WHERE shardid = $shard"), $w1->port, "shard $shard moved back to w1 (logical)");
+same_data('after a logical move');
+is(cq("SELECT count(*) FROM compressx.verify('docs')"), '0', 'verify after the moves');
+
+# a blocking split: the children follow docs before their metadata exists
+my $split = cq("SELECT shardid FROM pg_dist_shard WHERE logicalrelid = 'docs'::regclass ORDER BY shardid LIMIT 1");
+my $node_of = cq("SELECT nodeid FROM pg_dist_node WHERE nodeport = (SELECT nodeport FROM pg_dist_shard_placement WHERE shardid = $split)");
+cq("SELECT citus_split_shard_by_split_points($split, ARRAY[(SELECT ((shardminvalue::bigint + shardmaxvalue::bigint) / 2)::text FROM pg_dist_shard WHERE shardid = $split)], ARRAY[$node_of, $node_of], shard_transfer_mode => 'block_writes')");
+is(cq("SELECT count(*) FROM pg_dist_shard WHERE logicalrelid = 'docs'::regclass"), '5', 'docs has 5 shards after the split');
+same_data('after a blocking split');
+is(on_placements('docs', q{SELECT (dictionary IS NOT NULL)::text FROM compressx.column_codec_settings(%L) WHERE column_name = 'body'}),
+	'true,true,true,true,true', 'the split children follow docs');
+is(cq("SELECT count(*) FROM compressx.verify('docs')"), '0', 'verify after the split');
+
+# ALTER TABLE .. SET ACCESS METHOD on the distributed table, both ways
+cq('ALTER TABLE docs SET ACCESS METHOD heap');
+is(on_placements('docs', q{SELECT a.amname FROM pg_class c JOIN pg_am a ON a.oid = c.relam WHERE c.oid = %L::regclass}),
+	'heap,heap,heap,heap,heap', 'SET ACCESS METHOD heap converted every shard');
+same_data('after SET ACCESS METHOD heap');
+cq('ALTER TABLE docs SET ACCESS METHOD compressx');
+is(on_placements('docs', q{SELECT a.amname FROM pg_class c JOIN pg_am a ON a.oid = c.relam WHERE c.oid = %L::regclass}),
+	'compressx,compressx,compressx,compressx,compressx', 'SET ACCESS METHOD compressx converted every shard');
+same_data('after SET ACCESS METHOD compressx');
+is(on_placements('docs', q{SELECT (dictionary IS NOT NULL)::text FROM compressx.column_codec_settings(%L) WHERE column_name = 'body'}),
+	'true,true,true,true,true', 'the settings stayed with the table');
+
+# another role's table named like a shard follows nothing
+cq("CREATE ROLE mallory; GRANT CREATE ON SCHEMA public TO mallory");
+$w1->safe_psql('postgres', "SET ROLE mallory; CREATE TABLE docs_99999 (id int, body text) USING compressx");
+is($w1->safe_psql('postgres', "SELECT compressx.citus_shell('docs_99999') IS NULL"), 't',
+	'a table of another owner named docs_<id> is no shard of docs');
+
+# bad input
+($rc, $out, $err) = $coord->psql('postgres', "CALL compressx.recompress_online('docs', 'lz4')");
+like($err, qr/does not run on Citus table/, 'recompress_online refuses a Citus table');
+($rc, $out, $err) = $w1->psql('postgres', "SELECT compressx.citus_push('docs')");
+like($err, qr/runs on the coordinator/, 'citus_push runs on the coordinator only');
+($rc, $out, $err) = $w1->psql('postgres', "SELECT compressx.citus_apply('docs', '{\"columns\": []}', '0.0.1')");
+like($err, qr/compressx \S+ is installed on this node, the coordinator has 0\.0\.1/, 'citus_apply refuses another version');
+
+done_testing();

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Runs compressx's Citus tests (test/citus/*.pl: a coordinator and two
+# workers each) on one major: builds Citus from vendor/citus/ if its cached
+# build is missing (test/citus_build.sh) and installs it, builds compressx
+# from a private copy of this tree and installs it into the same
+# installation, then runs the TAP files.  Ends with "N passed, N failed".
+#
+#   test/citus_suite.sh 15|18
+set -u
+umask 022
+. "$(dirname "$0")/lib.sh"
+
+v=${1:?usage: $0 15|18}
+passed=0
+failed=0
+failures=""
+
+cx_install_deps
+if ! bindir=$(bash "$cx_root/test/citus_build.sh" "$v"); then
+    echo "Citus build for PostgreSQL $v ... FAILED"
+    failed=1; cx_summary_exit
+fi
+cache=${CX_COMPILE_CACHE:-/opt/compressx-cache}
+# one run at a time per installation: compressx is installed into it
+exec 9>>"$cache/.citus-pg$v.suite.lock" && flock 9
+cx_use_pg "$bindir"
+echo "server: $("$PGBIN/postgres" --version), Citus $(sed -n 's/^default_version = .\([0-9.-]*\).*/\1/p' "$("$PGBIN/pg_config" --sharedir)/extension/citus.control")"
+cx_build_install_copy
+
+work=$(cx_workdir "citus-pg$v")
+mkdir -p "$work/test"
+cp -r "$cx_root/test/citus" "$work/test/"
+[ "$(id -u)" -eq 0 ] && chown -R "$cx_user" "$work"
+for t in "$work"/test/citus/*.pl; do
+    name=$(basename "$t")
+    if (cd "$work/test" && cx_as_user env TESTDIR="$work/test" \
+            TESTDATADIR="$work/test/tmp_check" TESTLOGDIR="$work/test/tmp_check/log" \
+            PG_REGRESS="$PGXS_DIR/src/test/regress/pg_regress" \
+            prove -I "$PGXS_DIR/src/test/perl" "citus/$name") >"$work/tap-$name.log" 2>&1; then
+        passed=$((passed + 1))
+        tail -n 3 "$work/tap-$name.log"
+    else
+        failed=$((failed + 1)); failures="$failures $name"
+        cat "$work/tap-$name.log"
+    fi
+done
+cx_finish_workdir "$work"
+cx_summary_exit
