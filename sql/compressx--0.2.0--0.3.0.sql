@@ -227,7 +227,6 @@ AS $$
 DECLARE
     pub name;
     tbl regclass;
-    path text[] := string_to_array(current_setting('dynamic_library_path'), ':');
 BEGIN
     SELECT p.pubname, c.oid::regclass INTO pub, tbl
     FROM pg_event_trigger_ddl_commands() d
@@ -252,8 +251,9 @@ BEGIN
                   HINT = 'Publish the compressx tables themselves; a subscriber keeps its own compressx settings.';
     END IF;
 
-    IF coalesce(array_position(path, '$libdir/compressx_decoders'), 2147483647)
-           < coalesce(array_position(path, '$libdir'), 2147483647) THEN
+    IF (SELECT coalesce(array_position(p, '$libdir/compressx_decoders'), 2147483647)
+                   < coalesce(array_position(p, '$libdir'), 2147483647)
+        FROM string_to_array(current_setting('dynamic_library_path'), ':') AS p) THEN
         RETURN;
     END IF;
     SELECT p.pubname, c.oid::regclass INTO pub, tbl

@@ -1,5 +1,5 @@
--- Installing 0.1.0 and updating to 0.2.0 gives what CREATE EXTENSION gives
--- (which runs the same two scripts), and keeps tables and settings
+-- Installing 0.1.0 and updating (through 0.2.0 to 0.3.0) gives what CREATE EXTENSION gives
+-- (which runs the same scripts), and keeps tables and settings
 SELECT extversion FROM pg_extension WHERE extname = 'compressx';
 DROP EXTENSION compressx;
 CREATE EXTENSION compressx VERSION '0.1.0';

@@ -20,6 +20,12 @@
 #                  compressx (test/core_regress.sh --major 18)   CX_SKIP_CORE
 #   upgrade-15-18  pg_upgrade 15 -> 18, --copy and --link
 #                  (test/upgrade_check.sh 18; needs 15 too)      CX_SKIP_UPGRADE
+# With Citus (built once from vendor/citus/ into the cache by
+# test/citus_build.sh; a coordinator and two workers, test/citus/):
+#   citus-15       Citus 13.2.2 on Debian's 15 (test/citus_suite.sh 15)
+#                                                                CX_SKIP_CITUS
+#   citus-18       Citus 14.0.1 on the cached 18 (test/citus_suite.sh 18)
+#                                                                CX_SKIP_CITUS
 # Version-neutral:
 #   layers         the layer rule of src/ (test/check_layers.sh) CX_SKIP_LAYERS
 #   compile-check  warnings-as-errors compile against each major of
@@ -97,6 +103,8 @@ run_unit assert-suite-18 CX_SKIP_ASSERT18 18 "assert-enabled PostgreSQL 18" run_
 run_unit core-regress-18 CX_SKIP_CORE 18 "PostgreSQL 18's regression suite, heap against compressx" \
     core_regress.sh --major 18
 run_unit upgrade-15-18 CX_SKIP_UPGRADE "15 18" "pg_upgrade 15 -> 18, --copy and --link" upgrade_check.sh 18
+run_unit citus-15 CX_SKIP_CITUS 15 "Citus 13.2.2 on PostgreSQL 15" citus_suite.sh 15
+run_unit citus-18 CX_SKIP_CITUS 18 "Citus 14.0.1 on PostgreSQL 18" citus_suite.sh 18
 run_unit fuzz CX_SKIP_FUZZ - "fuzzing the decoders" fuzz/run_fuzz.sh
 
 if [ -n "$failures" ]; then

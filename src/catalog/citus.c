@@ -21,6 +21,8 @@
 #include "access/genam.h"
 #include "access/htup_details.h"
 #include "access/table.h"
+#include "access/xact.h"
+#include "access/transam.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_namespace.h"
@@ -31,10 +33,13 @@
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/inval.h"
+#include "utils/memutils.h"
+#include "utils/snapmgr.h"
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
 
 #include "catalog/citus.h"
+#include "catalog/relation.h"
 #include "catalog/settings.h"
 
 PG_FUNCTION_INFO_V1(compressx_citus_shell);
@@ -42,6 +47,12 @@ PG_FUNCTION_INFO_V1(compressx_citus_apply);
 PG_FUNCTION_INFO_V1(compressx_citus_push);
 
 bool		cx_citus_in_fan_out = false;
+
+/* see citus_xact_callback */
+#define CITUS_PENDING_MAX 64
+static Oid	pending[CITUS_PENDING_MAX];
+static int	npending = 0;
+static bool xact_callback_registered = false;
 
 /* pg_catalog.<name>, a table of Citus's, or InvalidOid without Citus. */
 static Oid
@@ -225,6 +236,10 @@ cx_citus_push(Oid relid)
 
 	if (!cx_citus_fan_out(relid))
 		return;
+	/* sent now: nothing left for the end of the transaction */
+	for (int i = 0; i < npending; i++)
+		if (pending[i] == relid)
+			pending[i--] = pending[--npending];
 	values[0] = ObjectIdGetDatum(relid);
 	state = cx_settings_exec_text(
 		"SELECT jsonb_build_object('columns', COALESCE(jsonb_agg(jsonb_build_object("
@@ -250,6 +265,75 @@ cx_citus_push(Oid relid)
 						get_rel_name(relid)),
 				 errdetail("This version of Citus does not export SendCommandToWorkersWithMetadata.")));
 	send(command);
+}
+
+/*
+ * Relations whose relcache entries were invalidated in this transaction,
+ * looked at just before it commits: one that has become a Citus table with
+ * compressx settings (create_distributed_table, create_reference_table of
+ * a table that had them) gets its settings sent to the other nodes in the
+ * same distributed transaction.  Citus invalidates a table's relcache
+ * entry when it writes its metadata.  Bounded: an overflow forgets.
+ */
+
+static void
+citus_xact_callback(XactEvent event, void *arg)
+{
+	Oid			relids[CITUS_PENDING_MAX];
+	int			n = npending;
+
+	if (event != XACT_EVENT_PRE_COMMIT)
+	{
+		if (event == XACT_EVENT_ABORT || event == XACT_EVENT_COMMIT ||
+			event == XACT_EVENT_PARALLEL_ABORT || event == XACT_EVENT_PREPARE)
+			npending = 0;
+		return;
+	}
+	if (n == 0)
+		return;
+	memcpy(relids, pending, sizeof(Oid) * n);
+	npending = 0;
+	if (!OidIsValid(cx_extension_table_oid("column_settings")) ||
+		!OidIsValid(citus_catalog("pg_dist_partition")) || !citus_on_coordinator())
+		return;
+	/* SPI and Citus need a snapshot; at commit there is none */
+	PushActiveSnapshot(GetTransactionSnapshot());
+	for (int i = 0; i < n; i++)
+	{
+		Oid			types[1] = {OIDOID};
+		Datum		values[1];
+
+		if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(relids[i])) ||
+			!cx_citus_is_table(relids[i]))
+			continue;
+		values[0] = ObjectIdGetDatum(relids[i]);
+		if (cx_settings_exec("SELECT 1 FROM compressx.column_settings WHERE relid = $1 LIMIT 1",
+							 1, types, values, NULL) == 1)
+			cx_citus_push(relids[i]);
+	}
+	PopActiveSnapshot();
+}
+
+void
+cx_citus_note_invalidation(Oid relid)
+{
+	/*
+	 * Registered on first use, so after Citus's own callback (Citus is
+	 * preloaded): callbacks run newest first, so this one sends its
+	 * commands before Citus prepares the remote transactions.
+	 */
+	if (!xact_callback_registered)
+	{
+		RegisterXactCallback(citus_xact_callback, NULL);
+		xact_callback_registered = true;
+	}
+	if (!IsTransactionState() || relid < FirstNormalObjectId)
+		return;
+	for (int i = 0; i < npending; i++)
+		if (pending[i] == relid)
+			return;
+	if (npending < CITUS_PENDING_MAX)
+		pending[npending++] = relid;
 }
 
 /*

@@ -52,4 +52,10 @@ extern void cx_citus_push(Oid relid);
  */
 extern void cx_citus_settings_changed(Oid relid);
 
+/*
+ * Called by the relcache invalidation callback: relid may have become a
+ * Citus table in this transaction (see citus.c).  Catalog-free.
+ */
+extern void cx_citus_note_invalidation(Oid relid);
+
 #endif							/* COMPRESSX_CITUS_H */

@@ -137,6 +137,8 @@ settings_invalidate(Datum arg, Oid relid)
 {
 	SettingsEntry *entry;
 
+	if (OidIsValid(relid))
+		cx_citus_note_invalidation(relid);
 	if (settings_cache == NULL)
 		return;
 	if (OidIsValid(relid))

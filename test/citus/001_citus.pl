@@ -238,6 +238,22 @@ same_data('after SET ACCESS METHOD compressx');
 is(on_placements('docs', q{SELECT (dictionary IS NOT NULL)::text FROM compressx.column_codec_settings(%L) WHERE column_name = 'body'}),
 	'true,true,true,true,true', 'the settings stayed with the table');
 
+# a table with settings and a dictionary, then distributed: the settings
+# reach the workers when create_distributed_table commits; the rows it
+# copied are encoded again by VACUUM FULL
+cq("CREATE TABLE pre (id int PRIMARY KEY, body text) USING compressx");
+cq("SELECT compressx.set_column_codec('pre', 'body', 'zstd', 7)");
+cq("INSERT INTO pre SELECT i, $doc FROM generate_series(1, 2000) i");
+cq("SELECT compressx.train_dictionary('pre', 'body', 4096, 2000)");
+my $pre_sum = cq("SELECT md5(string_agg(id || body, ',' ORDER BY id)) FROM pre");
+cq("SELECT create_distributed_table('pre', 'id')");
+is(on_placements('pre', q{SELECT codec || level || (dictionary IS NOT NULL)::text FROM compressx.column_codec_settings(%L) WHERE column_name = 'body'}),
+	'zstd7true,zstd7true,zstd7true,zstd7true,zstd7true', 'create_distributed_table (colocated with docs: 5 shards): the settings and dictionary reached every shard');
+cq("SELECT truncate_local_data_after_distributing_table('pre')");
+cq('VACUUM FULL pre');
+is(cq("SELECT md5(string_agg(id || body, ',' ORDER BY id)) FROM pre"), $pre_sum, 'pre: the distributed rows equal the local ones');
+is(cq("SELECT count(*) FROM compressx.verify('pre')"), '0', 'verify pre');
+
 # another role's table named like a shard follows nothing
 cq("CREATE ROLE mallory; GRANT CREATE ON SCHEMA public TO mallory");
 $w1->safe_psql('postgres', "SET ROLE mallory; CREATE TABLE docs_99999 (id int, body text) USING compressx");
