@@ -34,6 +34,8 @@
 #include "utils/fmgroids.h"
 #include "utils/inval.h"
 #include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/relcache.h"
 #include "utils/snapmgr.h"
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
@@ -47,6 +49,9 @@ PG_FUNCTION_INFO_V1(compressx_citus_apply);
 PG_FUNCTION_INFO_V1(compressx_citus_push);
 
 bool		cx_citus_in_fan_out = false;
+
+static text *table_state(Oid relid);
+static void citus_xact_callback(XactEvent event, void *arg);
 
 /* see citus_xact_callback */
 #define CITUS_PENDING_MAX 64
@@ -146,7 +151,7 @@ cx_citus_fan_out(Oid relid)
 }
 
 Oid
-cx_citus_shell_of(Oid relid)
+cx_citus_shell_of(Oid relid, bool new_relation, bool *with_dictionaries)
 {
 	HeapTuple	tup;
 	Form_pg_class form;
@@ -159,6 +164,7 @@ cx_citus_shell_of(Oid relid)
 	Oid			owner;
 	bool		found;
 
+	*with_dictionaries = false;
 	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
 	if (!HeapTupleIsValid(tup))
 		return InvalidOid;
@@ -181,25 +187,43 @@ cx_citus_shell_of(Oid relid)
 	shell = DatumGetObjectId(citus_lookup("pg_dist_shard", "shardid", F_INT8EQ,
 										  Int64GetDatum(shardid), "logicalrelid",
 										  &found));
-	if (!found)
+	if (found)
+		*with_dictionaries = true;
+	else if (new_relation)
 	{
-		/* a split child, filled before its metadata is committed */
-		char	   *prefix = pnstrdup(name, us - name);
-
-		shell = get_relname_relid(prefix, nsp);
+		/*
+		 * A split child, filled before its metadata is committed, in the
+		 * transaction that created it.  It takes the codecs of its table,
+		 * not its dictionaries: nothing proves it is a shard, and a value
+		 * must never depend on the dictionary of a table that can be
+		 * dropped without it (Citus's undistribute_table makes such a
+		 * table, named <table>_<hash>, and then drops <table>).
+		 */
+		shell = get_relname_relid(pnstrdup(name, us - name), nsp);
 		if (!OidIsValid(shell) || !cx_citus_is_table(shell))
 			return InvalidOid;
 	}
+	else
+		return InvalidOid;
 	if (!OidIsValid(shell) || shell == relid)
 		return InvalidOid;
-	/* same schema, same owner: no role borrows another's settings */
+	/*
+	 * Same schema, same owner, and the shard's name is the table's name and
+	 * the shard id (Citus's names for long table names, cut and hashed, are
+	 * not recognized): no role borrows another's settings, and no table of
+	 * the owner's is taken for a shard by chance.
+	 */
 	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(shell));
 	if (!HeapTupleIsValid(tup))
 		return InvalidOid;
 	form = (Form_pg_class) GETSTRUCT(tup);
-	if (form->relnamespace != nsp || form->relowner != owner)
+	if (form->relnamespace != nsp || form->relowner != owner ||
+		strlen(NameStr(form->relname)) != (size_t) (us - name) ||
+		strncmp(NameStr(form->relname), name, us - name) != 0)
 		shell = InvalidOid;
 	ReleaseSysCache(tup);
+	if (!OidIsValid(shell))
+		*with_dictionaries = false;
 	return shell;
 }
 
@@ -228,8 +252,6 @@ installed_version(void)
 void
 cx_citus_push(Oid relid)
 {
-	Oid			types[1] = {OIDOID};
-	Datum		values[1];
 	text	   *state;
 	char	   *command;
 	void		(*send) (const char *command);
@@ -240,16 +262,7 @@ cx_citus_push(Oid relid)
 	for (int i = 0; i < npending; i++)
 		if (pending[i] == relid)
 			pending[i--] = pending[--npending];
-	values[0] = ObjectIdGetDatum(relid);
-	state = cx_settings_exec_text(
-		"SELECT jsonb_build_object('columns', COALESCE(jsonb_agg(jsonb_build_object("
-		"'attname', s.attname, 'codec', s.codec, 'level', s.level, "
-		"'min_size', s.min_size, 'dict', pg_catalog.encode(d.dict, 'base64'), "
-		"'sample_values', d.sample_values, 'sample_bytes', d.sample_bytes) "
-		"ORDER BY s.attnum), '[]'::jsonb))::text "
-		"FROM compressx.column_settings s LEFT JOIN compressx.dictionaries d "
-		"ON d.dict_id = s.dict_id AND d.relid = s.relid WHERE s.relid = $1",
-		1, types, values, NULL);
+	state = table_state(relid);
 	command = psprintf("SELECT compressx.citus_apply(%s::pg_catalog.regclass, %s::pg_catalog.jsonb, %s)",
 					   quote_literal_cstr(quote_qualified_identifier(
 						   get_namespace_name(get_rel_namespace(relid)), get_rel_name(relid))),
@@ -265,6 +278,142 @@ cx_citus_push(Oid relid)
 						get_rel_name(relid)),
 				 errdetail("This version of Citus does not export SendCommandToWorkersWithMetadata.")));
 	send(command);
+}
+
+/* The settings rows of relid and their dictionaries, as jsonb text. */
+static text *
+table_state(Oid relid)
+{
+	Oid			types[1] = {OIDOID};
+	Datum		values[1];
+
+	values[0] = ObjectIdGetDatum(relid);
+	return cx_settings_exec_text(
+		"SELECT jsonb_build_object('columns', COALESCE(jsonb_agg(jsonb_build_object("
+		"'attname', s.attname, 'codec', s.codec, 'level', s.level, "
+		"'min_size', s.min_size, 'dict', pg_catalog.encode(d.dict, 'base64'), "
+		"'sample_values', d.sample_values, 'sample_bytes', d.sample_bytes) "
+		"ORDER BY s.attnum), '[]'::jsonb))::text "
+		"FROM compressx.column_settings s LEFT JOIN compressx.dictionaries d "
+		"ON d.dict_id = s.dict_id AND d.relid = s.relid WHERE s.relid = $1",
+		1, types, values, NULL);
+}
+
+/*
+ * Make the settings rows of relid those of state (jsonb text, from
+ * table_state on this node or another): dictionaries by content, with ids
+ * of this node; columns by name.  Rows of relid's shards here are removed:
+ * the shards follow relid.  The caller has checked ownership.
+ */
+static void
+apply_state(Oid relid, text *state)
+{
+	Oid			types[2] = {OIDOID, TEXTOID};
+	Datum		values[2];
+
+	values[0] = ObjectIdGetDatum(relid);
+	values[1] = PointerGetDatum(state);
+	if (cx_settings_exec("SELECT pg_catalog.count(*)::int4 FROM pg_catalog.jsonb_to_recordset($2::jsonb->'columns') "
+						 "AS x(attname name, codec text) WHERE x.attname IS NULL OR x.codec IS NULL "
+						 "OR x.codec NOT IN (SELECT c.name FROM compressx.codecs() c)",
+						 2, types, values, NULL) > 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("compression settings of \"%s\" name an unknown codec or no column",
+						get_rel_name(relid))));
+	cx_settings_exec("INSERT INTO compressx.dictionaries (relid, attname, dict, sample_values, sample_bytes) "
+					 "SELECT DISTINCT ON (x.dict) $1::pg_catalog.oid::pg_catalog.regclass, x.attname, "
+					 "pg_catalog.decode(x.dict, 'base64'), x.sample_values, x.sample_bytes "
+					 "FROM pg_catalog.jsonb_to_recordset($2::jsonb->'columns') "
+					 "AS x(attname name, dict text, sample_values int4, sample_bytes int8) "
+					 "WHERE x.dict IS NOT NULL AND NOT EXISTS (SELECT FROM compressx.dictionaries d "
+					 "WHERE d.relid = $1 AND d.dict = pg_catalog.decode(x.dict, 'base64'))",
+					 2, types, values, NULL);
+	cx_settings_exec("DELETE FROM compressx.column_settings s "
+					 "WHERE s.relid = $1 OR compressx.citus_shell(s.relid) = $1",
+					 2, types, values, NULL);
+	cx_settings_exec("INSERT INTO compressx.column_settings "
+					 "(relid, attname, attnum, codec, level, min_size, dict_id) "
+					 "SELECT $1::pg_catalog.oid::pg_catalog.regclass, x.attname, 0, x.codec, x.level, "
+					 "x.min_size, (SELECT pg_catalog.max(d.dict_id) FROM compressx.dictionaries d "
+					 "WHERE d.relid = $1 AND d.dict = pg_catalog.decode(x.dict, 'base64')) "
+					 "FROM pg_catalog.jsonb_to_recordset($2::jsonb->'columns') "
+					 "AS x(attname name, codec text, level int4, min_size int4, dict text)",
+					 2, types, values, NULL);
+	cx_citus_settings_changed(relid);
+}
+
+/*
+ * Citus replaces a table to change its distribution or access method
+ * (alter_distributed_table, undistribute_table, alter_table_set_access_method):
+ * it creates a new table, copies the rows, drops the old table and renames
+ * the new one to the old name, in one transaction.  The old table's
+ * settings are kept here from its drop to that rename.
+ */
+typedef struct DroppedState
+{
+	Oid			nsp;
+	char	   *name;
+	text	   *state;
+} DroppedState;
+
+static List *dropped = NIL;
+
+void
+cx_citus_stash_dropped(Oid relid)
+{
+	MemoryContext old;
+	DroppedState *d;
+	text	   *state;
+	Oid			types[1] = {OIDOID};
+	Datum		values[1];
+
+	if (!cx_citus_is_table(relid))
+		return;
+	values[0] = ObjectIdGetDatum(relid);
+	if (cx_settings_exec("SELECT 1 FROM compressx.column_settings WHERE relid = $1 LIMIT 1",
+						 1, types, values, NULL) != 1)
+		return;
+	state = table_state(relid);
+	if (!xact_callback_registered)
+	{
+		RegisterXactCallback(citus_xact_callback, NULL);
+		xact_callback_registered = true;
+	}
+	old = MemoryContextSwitchTo(TopTransactionContext);
+	d = palloc(sizeof(DroppedState));
+	d->nsp = get_rel_namespace(relid);
+	d->name = pstrdup(get_rel_name(relid));
+	d->state = (text *) PG_DETOAST_DATUM_COPY(PointerGetDatum(state));
+	dropped = lappend(dropped, d);
+	MemoryContextSwitchTo(old);
+}
+
+void
+cx_citus_renamed(Oid relid)
+{
+	ListCell   *lc;
+	Oid			nsp = get_rel_namespace(relid);
+	char	   *name = get_rel_name(relid);
+	Oid			types[1] = {OIDOID};
+	Datum		values[1];
+
+	if (dropped == NIL || name == NULL)
+		return;
+	foreach(lc, dropped)
+	{
+		DroppedState *d = lfirst(lc);
+
+		if (d->nsp != nsp || strcmp(d->name, name) != 0)
+			continue;
+		dropped = foreach_delete_current(dropped, lc);
+		values[0] = ObjectIdGetDatum(relid);
+		if (cx_settings_exec("SELECT 1 FROM compressx.column_settings WHERE relid = $1 LIMIT 1",
+							 1, types, values, NULL) == 1)
+			return;
+		apply_state(relid, d->state);
+		return;
+	}
 }
 
 /*
@@ -286,7 +435,10 @@ citus_xact_callback(XactEvent event, void *arg)
 	{
 		if (event == XACT_EVENT_ABORT || event == XACT_EVENT_COMMIT ||
 			event == XACT_EVENT_PARALLEL_ABORT || event == XACT_EVENT_PREPARE)
+		{
 			npending = 0;
+			dropped = NIL;		/* in TopTransactionContext */
+		}
 		return;
 	}
 	if (n == 0)
@@ -343,7 +495,18 @@ cx_citus_note_invalidation(Oid relid)
 Datum
 compressx_citus_shell(PG_FUNCTION_ARGS)
 {
-	Oid			shell = cx_citus_shell_of(PG_GETARG_OID(0));
+	Oid			relid = PG_GETARG_OID(0);
+	Relation	rel = RelationIdGetRelation(relid);
+	bool		is_new = false;
+	bool		with_dictionaries;
+	Oid			shell;
+
+	if (RelationIsValid(rel))
+	{
+		is_new = rel->rd_createSubid != InvalidSubTransactionId;
+		RelationClose(rel);
+	}
+	shell = cx_citus_shell_of(relid, is_new, &with_dictionaries);
 
 	if (!OidIsValid(shell))
 		PG_RETURN_NULL();
@@ -361,8 +524,6 @@ Datum
 compressx_citus_apply(PG_FUNCTION_ARGS)
 {
 	Oid			relid;
-	Oid			types[2] = {OIDOID, TEXTOID};
-	Datum		values[2];
 	char	   *version;
 	char	   *mine;
 
@@ -382,37 +543,8 @@ compressx_citus_apply(PG_FUNCTION_ARGS)
 	LockRelationOid(relid, ShareUpdateExclusiveLock);
 	cx_check_settings_target(relid);
 
-	values[0] = ObjectIdGetDatum(relid);
-	values[1] = CStringGetTextDatum(DatumGetCString(DirectFunctionCall1(jsonb_out,
-															   PG_GETARG_DATUM(1))));
-	if (cx_settings_exec("SELECT pg_catalog.count(*)::int4 FROM pg_catalog.jsonb_to_recordset($2::jsonb->'columns') "
-						 "AS x(attname name, codec text) WHERE x.attname IS NULL OR x.codec IS NULL "
-						 "OR x.codec NOT IN (SELECT c.name FROM compressx.codecs() c)",
-						 2, types, values, NULL) > 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("compression settings of \"%s\" name an unknown codec or no column",
-						get_rel_name(relid))));
-	cx_settings_exec("INSERT INTO compressx.dictionaries (relid, attname, dict, sample_values, sample_bytes) "
-					 "SELECT DISTINCT ON (x.dict) $1::pg_catalog.oid::pg_catalog.regclass, x.attname, "
-					 "pg_catalog.decode(x.dict, 'base64'), x.sample_values, x.sample_bytes "
-					 "FROM pg_catalog.jsonb_to_recordset($2::jsonb->'columns') "
-					 "AS x(attname name, dict text, sample_values int4, sample_bytes int8) "
-					 "WHERE x.dict IS NOT NULL AND NOT EXISTS (SELECT FROM compressx.dictionaries d "
-					 "WHERE d.relid = $1 AND d.dict = pg_catalog.decode(x.dict, 'base64'))",
-					 2, types, values, NULL);
-	cx_settings_exec("DELETE FROM compressx.column_settings s "
-					 "WHERE s.relid = $1 OR compressx.citus_shell(s.relid) = $1",
-					 2, types, values, NULL);
-	cx_settings_exec("INSERT INTO compressx.column_settings "
-					 "(relid, attname, attnum, codec, level, min_size, dict_id) "
-					 "SELECT $1::pg_catalog.oid::pg_catalog.regclass, x.attname, 0, x.codec, x.level, "
-					 "x.min_size, (SELECT pg_catalog.max(d.dict_id) FROM compressx.dictionaries d "
-					 "WHERE d.relid = $1 AND d.dict = pg_catalog.decode(x.dict, 'base64')) "
-					 "FROM pg_catalog.jsonb_to_recordset($2::jsonb->'columns') "
-					 "AS x(attname name, codec text, level int4, min_size int4, dict text)",
-					 2, types, values, NULL);
-	cx_citus_settings_changed(relid);
+	apply_state(relid, cstring_to_text(DatumGetCString(DirectFunctionCall1(jsonb_out,
+																  PG_GETARG_DATUM(1)))));
 	PG_RETURN_VOID();
 }
 

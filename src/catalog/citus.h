@@ -18,12 +18,14 @@
 /*
  * The Citus table (distributed, reference or Citus-managed local table) on
  * this node whose shard relid is, or InvalidOid.  A shard is named
- * <table>_<shard id> in its table's schema and has its table's owner; the
- * id is looked up in pg_dist_shard, and while it is not there yet (the
- * children of a shard split are filled before their metadata is
- * committed) the name without its suffix must name a Citus table.
+ * <table>_<shard id> in its table's schema and has its table's owner, and
+ * its id is in pg_dist_shard: then *with_dictionaries is set, the shard
+ * may use its table's dictionaries.  A relation created in the current
+ * transaction (new_relation) whose id is not there yet (the children of a
+ * shard split are filled before their metadata is committed) follows the
+ * table its name without the suffix names, but not its dictionaries.
  */
-extern Oid	cx_citus_shell_of(Oid relid);
+extern Oid	cx_citus_shell_of(Oid relid, bool new_relation, bool *with_dictionaries);
 
 /* Whether relid is a Citus table (has a row in pg_dist_partition). */
 extern bool cx_citus_is_table(Oid relid);
@@ -57,5 +59,13 @@ extern void cx_citus_settings_changed(Oid relid);
  * Citus table in this transaction (see citus.c).  Catalog-free.
  */
 extern void cx_citus_note_invalidation(Oid relid);
+
+/*
+ * Citus replaces tables (alter_distributed_table, undistribute_table):
+ * a dropped Citus table's settings are kept until the end of the
+ * transaction, and given to a table renamed to its name meanwhile.
+ */
+extern void cx_citus_stash_dropped(Oid relid);
+extern void cx_citus_renamed(Oid relid);
 
 #endif							/* COMPRESSX_CITUS_H */

@@ -45,6 +45,7 @@
 #include "catalog/catalog.h"
 #include "catalog/dependency.h"
 #include "catalog/namespace.h"
+#include "nodes/makefuncs.h"
 #include "catalog/objectaccess.h"
 #include "catalog/partition.h"
 #include "catalog/pg_class.h"
@@ -430,6 +431,7 @@ resolve_uncached(Relation rel, Oid relid, CxColumnSetting *out)
 	bool		is_partition = get_rel_relispartition(relid);
 	Oid			shell = InvalidOid;
 	bool		shell_known = false;
+	bool		shell_dicts = false;
 
 	for (int i = 0; i < desc->natts; i++)
 	{
@@ -461,7 +463,11 @@ resolve_uncached(Relation rel, Oid relid, CxColumnSetting *out)
 
 			if (!shell_known)
 			{
-				shell = cx_citus_shell_of(relid);
+				/* relid is rel, or the table rel is a rewrite of (not new) */
+				shell = cx_citus_shell_of(relid,
+										  relid == RelationGetRelid(rel) &&
+										  rel->rd_createSubid != InvalidSubTransactionId,
+										  &shell_dicts);
 				shell_known = true;
 			}
 			if (OidIsValid(shell) &&
@@ -476,7 +482,7 @@ resolve_uncached(Relation rel, Oid relid, CxColumnSetting *out)
 		if (cs->min_size >= 0)
 			s->min_size = cs->min_size;
 		/* a dictionary serves the table it was trained on only */
-		if (s->codec->id == CX_CODEC_ZSTD && (from == relid || (shell_known && from == shell)))
+		if (s->codec->id == CX_CODEC_ZSTD && (from == relid || (shell_dicts && from == shell)))
 			s->dict_id = cs->dict_id;
 		s->explicit_setting = true;
 	}
@@ -990,6 +996,17 @@ compressx_on_ddl_end(PG_FUNCTION_ARGS)
 	if (!IsA(trigdata->parsetree, RenameStmt))
 		PG_RETURN_VOID();
 	stmt = (RenameStmt *) trigdata->parsetree;
+	if (stmt->renameType == OBJECT_TABLE && stmt->relation != NULL)
+	{
+		/* a table Citus made to replace one it dropped */
+		Oid			relid = RangeVarGetRelid(makeRangeVar(stmt->relation->schemaname,
+														  stmt->newname, -1),
+											 NoLock, true);
+
+		if (OidIsValid(relid))
+			cx_citus_renamed(relid);
+		PG_RETURN_VOID();
+	}
 	if (stmt->renameType != OBJECT_COLUMN && stmt->renameType != OBJECT_ATTRIBUTE)
 		PG_RETURN_VOID();
 	cx_settings_exec("UPDATE compressx.column_settings s SET attname = a.attname "
@@ -1177,13 +1194,21 @@ cx_object_access(ObjectAccessType access, Oid classId, Oid objectId,
 
 	if (subId > 0)
 		attname = get_attname(objectId, (AttrNumber) subId, true);
+	else if (OidIsValid(settings_oid))
+		cx_citus_stash_dropped(objectId);
 	if (OidIsValid(settings_oid) &&
 		delete_rows_of(settings_oid, Anum_cs_relid, objectId,
 					   Anum_cs_attnum, Anum_cs_attname,
 					   (AttrNumber) subId, attname) > 0)
 		CacheInvalidateRelcacheByRelid(objectId);
-	/* a dictionary serves its table; it goes with the table only */
-	if (subId == 0 && OidIsValid(dicts_oid) &&
+	/*
+	 * A dictionary serves its table; it goes with the table only.  Not a
+	 * Citus table's: its shards on this node use it too, and Citus drops
+	 * and makes again the table without its shards (metadata resync,
+	 * undistribute_table's replacement).  Those dictionaries stay, named
+	 * by the dropped table's OID: a leak, not a value that cannot be read.
+	 */
+	if (subId == 0 && OidIsValid(dicts_oid) && !cx_citus_is_table(objectId) &&
 		delete_rows_of(dicts_oid, Anum_dict_relid, objectId,
 					   InvalidAttrNumber, InvalidAttrNumber, 0, NULL) > 0)
 		CacheInvalidateRelcacheByRelid(dicts_oid);

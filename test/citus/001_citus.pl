@@ -153,6 +153,18 @@ cq('VACUUM FULL docs');
 my $after = cq("SELECT stored_bytes FROM compressx.column_stats('docs') WHERE column_name = 'body'");
 ok($after < $before, "VACUUM FULL (propagated) re-encodes with the dictionary: $before -> $after bytes");
 same_data('after the dictionary');
+
+# a metadata resync drops and makes again the tables on a worker, not the
+# shards: the shards' values keep their dictionary; citus_push gives the
+# new tables their settings
+cq(sprintf("SELECT start_metadata_sync_to_node('127.0.0.1', %d)", $w1->port));
+same_data('after a metadata resync of w1');
+is($w1->safe_psql('postgres', "SELECT count(*) > 0 FROM compressx.dictionaries d WHERE NOT EXISTS (SELECT FROM pg_class c WHERE c.oid = d.relid)"),
+	't', 'w1 keeps the dictionary of the table the resync dropped');
+is(cq("SELECT count(*) FROM compressx.verify('docs')"), '0', 'verify after the resync: every value decodes');
+cq("SELECT compressx.citus_push('docs')");
+is(on_placements('docs', q{SELECT (dictionary IS NOT NULL)::text FROM compressx.column_codec_settings(%L) WHERE column_name = 'body'}),
+	'true,true,true,true', 'citus_push: every shard has the dictionary again');
 is(cq("SELECT count(*) FROM compressx.verify('docs')"), '0', 'verify: every shard decodes');
 ok(cq("SELECT count(*) FROM compressx.advise('docs', 400) WHERE column_name = 'body' AND recommended") == 1,
 	'advise over the shards recommends one codec for body');
@@ -253,6 +265,22 @@ cq("SELECT truncate_local_data_after_distributing_table('pre')");
 cq('VACUUM FULL pre');
 is(cq("SELECT md5(string_agg(id || body, ',' ORDER BY id)) FROM pre"), $pre_sum, 'pre: the distributed rows equal the local ones');
 is(cq("SELECT count(*) FROM compressx.verify('pre')"), '0', 'verify pre');
+
+# Citus replaces the table (new table, rows copied, old one dropped, new
+# one renamed): the settings and dictionary follow the name
+my $pre_codec = q{SELECT codec || level || (dictionary IS NOT NULL)::text FROM compressx.column_codec_settings(%L) WHERE column_name = 'body'};
+cq("SELECT alter_distributed_table('pre', shard_count => 3, cascade_to_colocated => false)");
+is(on_placements('pre', $pre_codec), 'zstd7true,zstd7true,zstd7true',
+	'alter_distributed_table: the three new shards follow the settings and dictionary');
+cq('VACUUM FULL pre');
+is(cq("SELECT md5(string_agg(id || body, ',' ORDER BY id)) FROM pre"), $pre_sum, 'pre after alter_distributed_table');
+is(cq("SELECT count(*) FROM compressx.verify('pre')"), '0', 'verify pre after alter_distributed_table');
+cq("SELECT undistribute_table('pre')");
+is(cq("SELECT codec || level || (dictionary IS NOT NULL)::text FROM compressx.column_codec_settings('pre') WHERE column_name = 'body'"),
+	'zstd7true', 'undistribute_table: the local table keeps the settings and dictionary');
+cq('VACUUM FULL pre');
+is(cq("SELECT md5(string_agg(id || body, ',' ORDER BY id)) FROM pre"), $pre_sum, 'pre after undistribute_table');
+is(cq("SELECT count(*) FROM compressx.verify('pre')"), '0', 'verify pre after undistribute_table');
 
 # another role's table named like a shard follows nothing
 cq("CREATE ROLE mallory; GRANT CREATE ON SCHEMA public TO mallory");
