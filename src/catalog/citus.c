@@ -27,11 +27,13 @@
 #include "catalog/pg_class.h"
 #include "catalog/pg_namespace.h"
 #include "commands/extension.h"
+#include "executor/spi.h"
 #include "fmgr.h"
 #include "miscadmin.h"
 #include "storage/lmgr.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
+#include "utils/guc.h"
 #include "utils/inval.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -249,11 +251,112 @@ installed_version(void)
 	return v ? text_to_cstring(v) : pstrdup("");
 }
 
+/* The command that makes the settings of relid on another node these. */
+static char *
+apply_command(Oid relid)
+{
+	return psprintf("SELECT compressx.citus_apply(%s::pg_catalog.regclass, %s::pg_catalog.jsonb, %s)",
+					quote_literal_cstr(quote_qualified_identifier(
+						get_namespace_name(get_rel_namespace(relid)), get_rel_name(relid))),
+					quote_literal_cstr(text_to_cstring(table_state(relid))),
+					quote_literal_cstr(installed_version()));
+}
+
+/*
+ * Citus's SendCommandToWorkersWithMetadata, or NULL.  Citus built for
+ * PostgreSQL 16 and later hides its internal symbols (PGXS compiles with
+ * -fvisibility=hidden), so only builds for 15 have it.
+ */
+static void (*
+send_function(void)) (const char *)
+{
+	static bool looked = false;
+	static void (*send) (const char *) = NULL;
+
+	if (!looked)
+	{
+		send = (void (*) (const char *))
+			load_external_function("$libdir/citus", "SendCommandToWorkersWithMetadata",
+								   false, NULL);
+		looked = true;
+	}
+	return send;
+}
+
+/* Relations to send at commit, when Citus's function is not there. */
+static Oid	deferred[CITUS_PENDING_MAX];
+static bool deferred_explicit[CITUS_PENDING_MAX];
+static int	ndeferred = 0;
+
+static void
+defer_push(Oid relid, bool explicit_call)
+{
+	for (int i = 0; i < ndeferred; i++)
+		if (deferred[i] == relid)
+		{
+			deferred_explicit[i] |= explicit_call;
+			return;
+		}
+	if (ndeferred >= CITUS_PENDING_MAX)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("too many Citus tables change their compression settings in one transaction"),
+				 errhint("Change the settings of at most %d tables per transaction.", CITUS_PENDING_MAX)));
+	deferred[ndeferred] = relid;
+	deferred_explicit[ndeferred] = explicit_call;
+	ndeferred++;
+}
+
+/*
+ * Run command on every worker, each in a transaction of its own
+ * (run_command_on_workers), after checking that every worker answers, so
+ * that a worker that is down changes nothing anywhere.  Failures are
+ * errors, or warnings when !explicit_call.
+ */
+static void
+push_outside_transaction(Oid relid, const char *command, bool explicit_call)
+{
+	Oid			types[1] = {TEXTOID};
+	Datum		values[1];
+	const char *probe = "SELECT pg_catalog.string_agg(nodename || ':' || nodeport || ': ' || result, '; ') "
+		"FROM pg_catalog.run_command_on_workers($1) WHERE NOT success";
+	int			elevel = explicit_call ? ERROR : WARNING;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	for (int step = 0; step < 2; step++)
+	{
+		values[0] = CStringGetTextDatum(step == 0 ? "SELECT 1" : command);
+		if (SPI_execute_with_args(probe, 1, types, values, NULL, false, 1) != SPI_OK_SELECT)
+			elog(ERROR, "run_command_on_workers failed");
+		if (SPI_processed == 1)
+		{
+			bool		isnull;
+			Datum		d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+
+			if (!isnull)
+			{
+				char	   *failures = TextDatumGetCString(d);
+
+				SPI_finish();
+				ereport(elevel,
+						(errcode(ERRCODE_CONNECTION_FAILURE),
+						 errmsg("could not send the compression settings of \"%s\" to every node",
+								get_rel_name(relid)),
+						 errdetail(step == 0 ? "Nothing was sent: %s" :
+								   "The nodes not named have them: %s", failures),
+						 errhint("Call SELECT compressx.citus_push('%s') when every node answers.",
+								 get_rel_name(relid))));
+				return;
+			}
+		}
+	}
+	SPI_finish();
+}
+
 void
 cx_citus_push(Oid relid)
 {
-	text	   *state;
-	char	   *command;
 	void		(*send) (const char *command);
 
 	if (!cx_citus_fan_out(relid))
@@ -262,22 +365,19 @@ cx_citus_push(Oid relid)
 	for (int i = 0; i < npending; i++)
 		if (pending[i] == relid)
 			pending[i--] = pending[--npending];
-	state = table_state(relid);
-	command = psprintf("SELECT compressx.citus_apply(%s::pg_catalog.regclass, %s::pg_catalog.jsonb, %s)",
-					   quote_literal_cstr(quote_qualified_identifier(
-						   get_namespace_name(get_rel_namespace(relid)), get_rel_name(relid))),
-					   quote_literal_cstr(text_to_cstring(state)),
-					   quote_literal_cstr(installed_version()));
-	send = (void (*) (const char *))
-		load_external_function("$libdir/citus", "SendCommandToWorkersWithMetadata",
-							   false, NULL);
-	if (send == NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("cannot send the compression settings of \"%s\" to the other nodes",
-						get_rel_name(relid)),
-				 errdetail("This version of Citus does not export SendCommandToWorkersWithMetadata.")));
-	send(command);
+	send = send_function();
+	if (send != NULL)
+		send(apply_command(relid));
+	else
+	{
+		/* at commit, when this transaction's changes are final */
+		if (!xact_callback_registered)
+		{
+			RegisterXactCallback(citus_xact_callback, NULL);
+			xact_callback_registered = true;
+		}
+		defer_push(relid, true);
+	}
 }
 
 /* The settings rows of relid and their dictionaries, as jsonb text. */
@@ -368,7 +468,11 @@ cx_citus_stash_dropped(Oid relid)
 	Oid			types[1] = {OIDOID};
 	Datum		values[1];
 
-	if (!cx_citus_is_table(relid))
+	/*
+	 * Not only Citus tables: on a worker, Citus removes a table's metadata
+	 * before it drops the table.
+	 */
+	if (!OidIsValid(citus_catalog("pg_dist_partition")))
 		return;
 	values[0] = ObjectIdGetDatum(relid);
 	if (cx_settings_exec("SELECT 1 FROM compressx.column_settings WHERE relid = $1 LIMIT 1",
@@ -437,17 +541,21 @@ citus_xact_callback(XactEvent event, void *arg)
 			event == XACT_EVENT_PARALLEL_ABORT || event == XACT_EVENT_PREPARE)
 		{
 			npending = 0;
+			ndeferred = 0;
 			dropped = NIL;		/* in TopTransactionContext */
 		}
 		return;
 	}
-	if (n == 0)
+	if (n == 0 && ndeferred == 0)
 		return;
 	memcpy(relids, pending, sizeof(Oid) * n);
 	npending = 0;
 	if (!OidIsValid(cx_extension_table_oid("column_settings")) ||
 		!OidIsValid(citus_catalog("pg_dist_partition")) || !citus_on_coordinator())
+	{
+		ndeferred = 0;
 		return;
+	}
 	/* SPI and Citus need a snapshot; at commit there is none */
 	PushActiveSnapshot(GetTransactionSnapshot());
 	for (int i = 0; i < n; i++)
@@ -460,9 +568,19 @@ citus_xact_callback(XactEvent event, void *arg)
 			continue;
 		values[0] = ObjectIdGetDatum(relids[i]);
 		if (cx_settings_exec("SELECT 1 FROM compressx.column_settings WHERE relid = $1 LIMIT 1",
-							 1, types, values, NULL) == 1)
+							 1, types, values, NULL) != 1)
+			continue;
+		if (send_function() != NULL)
 			cx_citus_push(relids[i]);
+		else
+			defer_push(relids[i], false);
 	}
+	/* without Citus's function: each worker in a transaction of its own */
+	for (int i = 0; i < ndeferred; i++)
+		if (SearchSysCacheExists1(RELOID, ObjectIdGetDatum(deferred[i])))
+			push_outside_transaction(deferred[i], apply_command(deferred[i]),
+									 deferred_explicit[i]);
+	ndeferred = 0;
 	PopActiveSnapshot();
 }
 
@@ -540,6 +658,14 @@ compressx_citus_apply(PG_FUNCTION_ARGS)
 				 errmsg("compressx %s is installed on this node, the coordinator has %s", mine, version),
 				 errhint("Install the same compressx on every node and run ALTER EXTENSION compressx UPDATE where it is older.")));
 	cx_check_settings_target(relid);
+	/*
+	 * Sent outside the coordinator's transaction (Citus builds without
+	 * SendCommandToWorkersWithMetadata), this can wait on locks that
+	 * transaction holds here, while it waits for this: fail rather than
+	 * hang.
+	 */
+	(void) set_config_option("lock_timeout", "2s", PGC_USERSET, PGC_S_SESSION,
+							 GUC_ACTION_LOCAL, true, 0, false);
 	LockRelationOid(relid, ShareUpdateExclusiveLock);
 	cx_check_settings_target(relid);
 

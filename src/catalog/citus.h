@@ -62,8 +62,9 @@ extern void cx_citus_note_invalidation(Oid relid);
 
 /*
  * Citus replaces tables (alter_distributed_table, undistribute_table):
- * a dropped Citus table's settings are kept until the end of the
- * transaction, and given to a table renamed to its name meanwhile.
+ * in a database with Citus, a dropped table's settings are kept until the
+ * end of the transaction, and given to a table renamed to its name
+ * meanwhile.
  */
 extern void cx_citus_stash_dropped(Oid relid);
 extern void cx_citus_renamed(Oid relid);

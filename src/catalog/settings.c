@@ -1036,11 +1036,17 @@ compressx_on_sql_drop(PG_FUNCTION_ARGS)
 				  "AND d.objid = s.relid::pg_catalog.oid "
 				  "AND (d.objsubid = 0 OR d.objsubid = s.attnum)",
 				  0, NULL, NULL, NULL);
-	cx_settings_exec("DELETE FROM compressx.dictionaries s "
-					 "USING pg_catalog.pg_event_trigger_dropped_objects() d "
-					 "WHERE d.classid = 'pg_catalog.pg_class'::pg_catalog.regclass "
-					 "AND d.objid = s.relid::pg_catalog.oid AND d.objsubid = 0",
-					 0, NULL, NULL, NULL);
+	/*
+	 * With Citus, a dropped table may be a Citus table whose shards here
+	 * use its dictionaries (see cx_object_access); Citus's own sql_drop
+	 * trigger, which runs first, has removed what would tell.  Keep them.
+	 */
+	if (!OidIsValid(get_extension_oid("citus", true)))
+		cx_settings_exec("DELETE FROM compressx.dictionaries s "
+						 "USING pg_catalog.pg_event_trigger_dropped_objects() d "
+						 "WHERE d.classid = 'pg_catalog.pg_class'::pg_catalog.regclass "
+						 "AND d.objid = s.relid::pg_catalog.oid AND d.objsubid = 0",
+						 0, NULL, NULL, NULL);
 	PG_RETURN_VOID();
 }
 
@@ -1202,13 +1208,15 @@ cx_object_access(ObjectAccessType access, Oid classId, Oid objectId,
 					   (AttrNumber) subId, attname) > 0)
 		CacheInvalidateRelcacheByRelid(objectId);
 	/*
-	 * A dictionary serves its table; it goes with the table only.  Not a
-	 * Citus table's: its shards on this node use it too, and Citus drops
-	 * and makes again the table without its shards (metadata resync,
-	 * undistribute_table's replacement).  Those dictionaries stay, named
-	 * by the dropped table's OID: a leak, not a value that cannot be read.
+	 * A dictionary serves its table; it goes with the table only.  Not in
+	 * a database with Citus: a Citus table's shards on this node use its
+	 * dictionaries too, Citus drops and makes again the table without its
+	 * shards (metadata resync), and on a worker it removes the metadata
+	 * that would tell a Citus table before it drops one.  Those
+	 * dictionaries stay, named by the dropped table's OID: a leak, not a
+	 * value that cannot be read.
 	 */
-	if (subId == 0 && OidIsValid(dicts_oid) && !cx_citus_is_table(objectId) &&
+	if (subId == 0 && OidIsValid(dicts_oid) && !OidIsValid(get_extension_oid("citus", true)) &&
 		delete_rows_of(dicts_oid, Anum_dict_relid, objectId,
 					   InvalidAttrNumber, InvalidAttrNumber, 0, NULL) > 0)
 		CacheInvalidateRelcacheByRelid(dicts_oid);
