@@ -44,11 +44,8 @@
 
 #include "catalog/citus.h"
 #include "catalog/relation.h"
-#include "catalog/settings.h"
 
 PG_FUNCTION_INFO_V1(compressx_citus_shell);
-PG_FUNCTION_INFO_V1(compressx_citus_apply);
-PG_FUNCTION_INFO_V1(compressx_citus_push);
 
 bool		cx_citus_in_fan_out = false;
 
@@ -119,9 +116,36 @@ cx_citus_is_table(Oid relid)
 	return found;
 }
 
-/* Whether this node is the coordinator (Citus group 0). */
+/*
+ * Whether relid became a Citus table in the current transaction: its
+ * pg_dist_partition row was inserted by it.
+ */
 static bool
-citus_on_coordinator(void)
+citus_table_is_new(Oid relid)
+{
+	Oid			catoid = citus_catalog("pg_dist_partition");
+	Relation	crel;
+	ScanKeyData skey;
+	SysScanDesc scan;
+	HeapTuple	tup;
+	bool		result = false;
+
+	if (!OidIsValid(catoid))
+		return false;
+	crel = table_open(catoid, AccessShareLock);
+	ScanKeyInit(&skey, get_attnum(catoid, "logicalrelid"), BTEqualStrategyNumber, F_OIDEQ,
+				ObjectIdGetDatum(relid));
+	scan = systable_beginscan(crel, InvalidOid, false, NULL, 1, &skey);
+	if ((tup = systable_getnext(scan)) != NULL)
+		result = TransactionIdIsCurrentTransactionId(HeapTupleHeaderGetXmin(tup->t_data));
+	systable_endscan(scan);
+	table_close(crel, AccessShareLock);
+	return result;
+}
+
+/* Whether this node is the coordinator (Citus group 0). */
+bool
+cx_citus_on_coordinator(void)
 {
 	Oid			catoid = citus_catalog("pg_dist_local_group");
 	Relation	crel;
@@ -149,7 +173,7 @@ citus_on_coordinator(void)
 bool
 cx_citus_fan_out(Oid relid)
 {
-	return !cx_citus_in_fan_out && cx_citus_is_table(relid) && citus_on_coordinator();
+	return !cx_citus_in_fan_out && cx_citus_is_table(relid) && cx_citus_on_coordinator();
 }
 
 Oid
@@ -242,8 +266,8 @@ cx_citus_settings_changed(Oid relid)
 }
 
 /* The installed version of compressx in this database. */
-static char *
-installed_version(void)
+char *
+cx_citus_installed_version(void)
 {
 	text	   *v = cx_settings_exec_text("SELECT extversion FROM pg_catalog.pg_extension "
 										  "WHERE extname = 'compressx'", 0, NULL, NULL, NULL);
@@ -259,7 +283,7 @@ apply_command(Oid relid)
 					quote_literal_cstr(quote_qualified_identifier(
 						get_namespace_name(get_rel_namespace(relid)), get_rel_name(relid))),
 					quote_literal_cstr(text_to_cstring(table_state(relid))),
-					quote_literal_cstr(installed_version()));
+					quote_literal_cstr(cx_citus_installed_version()));
 }
 
 /*
@@ -285,42 +309,34 @@ send_function(void)) (const char *)
 
 /* Relations to send at commit, when Citus's function is not there. */
 static Oid	deferred[CITUS_PENDING_MAX];
-static bool deferred_explicit[CITUS_PENDING_MAX];
 static int	ndeferred = 0;
 
 static void
-defer_push(Oid relid, bool explicit_call)
+defer_push(Oid relid)
 {
 	for (int i = 0; i < ndeferred; i++)
 		if (deferred[i] == relid)
-		{
-			deferred_explicit[i] |= explicit_call;
 			return;
-		}
 	if (ndeferred >= CITUS_PENDING_MAX)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("too many Citus tables change their compression settings in one transaction"),
 				 errhint("Change the settings of at most %d tables per transaction.", CITUS_PENDING_MAX)));
-	deferred[ndeferred] = relid;
-	deferred_explicit[ndeferred] = explicit_call;
-	ndeferred++;
+	deferred[ndeferred++] = relid;
 }
 
 /*
  * Run command on every worker, each in a transaction of its own
  * (run_command_on_workers), after checking that every worker answers, so
- * that a worker that is down changes nothing anywhere.  Failures are
- * errors, or warnings when !explicit_call.
+ * that a worker that is down changes nothing anywhere.
  */
 static void
-push_outside_transaction(Oid relid, const char *command, bool explicit_call)
+push_outside_transaction(Oid relid, const char *command)
 {
 	Oid			types[1] = {TEXTOID};
 	Datum		values[1];
 	const char *probe = "SELECT pg_catalog.string_agg(nodename || ':' || nodeport || ': ' || result, '; ') "
 		"FROM pg_catalog.run_command_on_workers($1) WHERE NOT success";
-	int			elevel = explicit_call ? ERROR : WARNING;
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
@@ -338,8 +354,7 @@ push_outside_transaction(Oid relid, const char *command, bool explicit_call)
 			{
 				char	   *failures = TextDatumGetCString(d);
 
-				SPI_finish();
-				ereport(elevel,
+				ereport(ERROR,
 						(errcode(ERRCODE_CONNECTION_FAILURE),
 						 errmsg("could not send the compression settings of \"%s\" to every node",
 								get_rel_name(relid)),
@@ -347,7 +362,6 @@ push_outside_transaction(Oid relid, const char *command, bool explicit_call)
 								   "The nodes not named have them: %s", failures),
 						 errhint("Call SELECT compressx.citus_push('%s') when every node answers.",
 								 get_rel_name(relid))));
-				return;
 			}
 		}
 	}
@@ -376,7 +390,7 @@ cx_citus_push(Oid relid)
 			RegisterXactCallback(citus_xact_callback, NULL);
 			xact_callback_registered = true;
 		}
-		defer_push(relid, true);
+		defer_push(relid);
 	}
 }
 
@@ -405,8 +419,8 @@ table_state(Oid relid)
  * of this node; columns by name.  Rows of relid's shards here are removed:
  * the shards follow relid.  The caller has checked ownership.
  */
-static void
-apply_state(Oid relid, text *state)
+void
+cx_citus_apply_state(Oid relid, text *state)
 {
 	Oid			types[2] = {OIDOID, TEXTOID};
 	Datum		values[2];
@@ -459,6 +473,9 @@ typedef struct DroppedState
 
 static List *dropped = NIL;
 
+/* Tables that took a dropped table's settings in this transaction. */
+static List *restored = NIL;
+
 void
 cx_citus_stash_dropped(Oid relid)
 {
@@ -501,6 +518,7 @@ cx_citus_renamed(Oid relid)
 	char	   *name = get_rel_name(relid);
 	Oid			types[1] = {OIDOID};
 	Datum		values[1];
+	MemoryContext old;
 
 	if (dropped == NIL || name == NULL)
 		return;
@@ -515,17 +533,20 @@ cx_citus_renamed(Oid relid)
 		if (cx_settings_exec("SELECT 1 FROM compressx.column_settings WHERE relid = $1 LIMIT 1",
 							 1, types, values, NULL) == 1)
 			return;
-		apply_state(relid, d->state);
+		cx_citus_apply_state(relid, d->state);
+		old = MemoryContextSwitchTo(TopTransactionContext);
+		restored = lappend_oid(restored, relid);
+		MemoryContextSwitchTo(old);
 		return;
 	}
 }
 
 /*
  * Relations whose relcache entries were invalidated in this transaction,
- * looked at just before it commits: one that has become a Citus table with
- * compressx settings (create_distributed_table, create_reference_table of
- * a table that had them) gets its settings sent to the other nodes in the
- * same distributed transaction.  Citus invalidates a table's relcache
+ * looked at just before it commits: one that has become a Citus table in
+ * this transaction and has compressx settings (create_distributed_table,
+ * create_reference_table of a table that had them) gets its settings sent
+ * to the other nodes.  Citus invalidates a table's relcache
  * entry when it writes its metadata.  Bounded: an overflow forgets.
  */
 
@@ -543,6 +564,7 @@ citus_xact_callback(XactEvent event, void *arg)
 			npending = 0;
 			ndeferred = 0;
 			dropped = NIL;		/* in TopTransactionContext */
+			restored = NIL;
 		}
 		return;
 	}
@@ -551,7 +573,7 @@ citus_xact_callback(XactEvent event, void *arg)
 	memcpy(relids, pending, sizeof(Oid) * n);
 	npending = 0;
 	if (!OidIsValid(cx_extension_table_oid("column_settings")) ||
-		!OidIsValid(citus_catalog("pg_dist_partition")) || !citus_on_coordinator())
+		!OidIsValid(citus_catalog("pg_dist_partition")) || !cx_citus_on_coordinator())
 	{
 		ndeferred = 0;
 		return;
@@ -564,7 +586,7 @@ citus_xact_callback(XactEvent event, void *arg)
 		Datum		values[1];
 
 		if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(relids[i])) ||
-			!cx_citus_is_table(relids[i]))
+			!citus_table_is_new(relids[i]))
 			continue;
 		values[0] = ObjectIdGetDatum(relids[i]);
 		if (cx_settings_exec("SELECT 1 FROM compressx.column_settings WHERE relid = $1 LIMIT 1",
@@ -572,14 +594,25 @@ citus_xact_callback(XactEvent event, void *arg)
 			continue;
 		if (send_function() != NULL)
 			cx_citus_push(relids[i]);
-		else
-			defer_push(relids[i], false);
+		else if (!list_member_oid(restored, relids[i]))
+		{
+			/*
+			 * Sent outside this transaction, the settings would meet tables
+			 * the workers do not show yet (create_distributed_table makes
+			 * them in this transaction).
+			 */
+			ereport(WARNING,
+					(errmsg("the compression settings of \"%s\" were not sent to the other nodes",
+							get_rel_name(relids[i])),
+					 errdetail("This build of Citus can send them only after the transaction that distributes the table."),
+					 errhint("Call SELECT compressx.citus_push('%s') after this transaction.",
+							 get_rel_name(relids[i]))));
+		}
 	}
 	/* without Citus's function: each worker in a transaction of its own */
 	for (int i = 0; i < ndeferred; i++)
 		if (SearchSysCacheExists1(RELOID, ObjectIdGetDatum(deferred[i])))
-			push_outside_transaction(deferred[i], apply_command(deferred[i]),
-									 deferred_explicit[i]);
+			push_outside_transaction(deferred[i], apply_command(deferred[i]));
 	ndeferred = 0;
 	PopActiveSnapshot();
 }
@@ -629,73 +662,4 @@ compressx_citus_shell(PG_FUNCTION_ARGS)
 	if (!OidIsValid(shell))
 		PG_RETURN_NULL();
 	PG_RETURN_OID(shell);
-}
-
-/*
- * compressx.citus_apply(rel regclass, state jsonb, version text)
- *	  Make the settings rows of rel on this node those of state (built by
- *	  cx_citus_push on the coordinator): dictionaries by content, with ids
- *	  of this node; columns by name.  Rows of rel's shards here are removed:
- *	  the shards follow rel.  Owner only; ShareUpdateExclusiveLock on rel.
- */
-Datum
-compressx_citus_apply(PG_FUNCTION_ARGS)
-{
-	Oid			relid;
-	char	   *version;
-	char	   *mine;
-
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("relation, state and version must not be null")));
-	relid = PG_GETARG_OID(0);
-	version = text_to_cstring(PG_GETARG_TEXT_PP(2));
-	mine = installed_version();
-	if (strcmp(version, mine) != 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("compressx %s is installed on this node, the coordinator has %s", mine, version),
-				 errhint("Install the same compressx on every node and run ALTER EXTENSION compressx UPDATE where it is older.")));
-	cx_check_settings_target(relid);
-	/*
-	 * Sent outside the coordinator's transaction (Citus builds without
-	 * SendCommandToWorkersWithMetadata), this can wait on locks that
-	 * transaction holds here, while it waits for this: fail rather than
-	 * hang.
-	 */
-	(void) set_config_option("lock_timeout", "2s", PGC_USERSET, PGC_S_SESSION,
-							 GUC_ACTION_LOCAL, true, 0, false);
-	LockRelationOid(relid, ShareUpdateExclusiveLock);
-	cx_check_settings_target(relid);
-
-	apply_state(relid, cstring_to_text(DatumGetCString(DirectFunctionCall1(jsonb_out,
-																  PG_GETARG_DATUM(1)))));
-	PG_RETURN_VOID();
-}
-
-/*
- * compressx.citus_push(rel regclass)
- *	  Send the settings and dictionaries of a Citus table from the
- *	  coordinator to every other node again (after adding a node, or to
- *	  repair a node restored on its own).  Owner only.
- */
-Datum
-compressx_citus_push(PG_FUNCTION_ARGS)
-{
-	Oid			relid = PG_GETARG_OID(0);
-
-	cx_check_settings_target(relid);
-	LockRelationOid(relid, ShareUpdateExclusiveLock);
-	cx_check_settings_target(relid);
-	if (!cx_citus_is_table(relid))
-		ereport(ERROR,
-				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("\"%s\" is not a Citus table", get_rel_name(relid))));
-	if (!citus_on_coordinator())
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("compressx.citus_push() runs on the coordinator")));
-	cx_citus_push(relid);
-	PG_RETURN_VOID();
 }

@@ -37,6 +37,20 @@ extern bool cx_citus_is_table(Oid relid);
  */
 extern bool cx_citus_fan_out(Oid relid);
 
+/* Whether this node is the Citus coordinator (group 0). */
+extern bool cx_citus_on_coordinator(void);
+
+/* The installed version of compressx in this database. */
+extern char *cx_citus_installed_version(void);
+
+/*
+ * Make the settings rows of relid those of state (jsonb text, as the
+ * coordinator sends them): dictionaries by content, with ids of this node;
+ * columns by name.  Rows of relid's shards here are removed: the shards
+ * follow relid.  The caller has checked ownership and locked relid.
+ */
+extern void cx_citus_apply_state(Oid relid, text *state);
+
 /* Set while compressx's fan-out functions run (cx_citus_fan_out is false). */
 extern bool cx_citus_in_fan_out;
 

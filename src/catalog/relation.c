@@ -8,6 +8,12 @@
 #include "postgres.h"
 
 #include "catalog/namespace.h"
+#include "catalog/pg_class.h"
+#include "executor/spi.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/syscache.h"
 #include "utils/lsyscache.h"
 
 #include "catalog/relation.h"
@@ -20,4 +26,81 @@ cx_extension_table_oid(const char *name)
 	Oid			nsp = get_namespace_oid("compressx", true);
 
 	return OidIsValid(nsp) ? get_relname_relid(name, nsp) : InvalidOid;
+}
+
+static Datum settings_exec(const char *sql, int nargs, Oid *types, Datum *values,
+						   const char *nulls, bool as_text);
+
+/*
+ * Run SQL against the settings table as its owner: callers have checked
+ * that the current user owns the table whose settings change.  Returns the
+ * first column of the first row the SQL returns (an int4), or 0.
+ */
+int32
+cx_settings_exec(const char *sql, int nargs, Oid *types, Datum *values, const char *nulls)
+{
+	Datum		d = settings_exec(sql, nargs, types, values, nulls, false);
+
+	return DatumGetInt32(d);
+}
+
+/*
+ * The same, returning the first column of the first row as a text in the
+ * caller's memory context, or NULL.
+ */
+text *
+cx_settings_exec_text(const char *sql, int nargs, Oid *types, Datum *values,
+					  const char *nulls)
+{
+	Datum		d = settings_exec(sql, nargs, types, values, nulls, true);
+
+	return (text *) DatumGetPointer(d);
+}
+
+static Datum
+settings_exec(const char *sql, int nargs, Oid *types, Datum *values, const char *nulls,
+			  bool as_text)
+{
+	Datum		result = as_text ? PointerGetDatum(NULL) : Int32GetDatum(0);
+	Oid			tableoid = cx_extension_table_oid("column_settings");
+	Oid			save_userid;
+	int			save_sec_context;
+	int			save_nestlevel;
+	HeapTuple	tup;
+	Oid			owner;
+
+	if (!OidIsValid(tableoid))
+		elog(ERROR, "compressx.column_settings is missing");
+	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(tableoid));
+	if (!HeapTupleIsValid(tup))
+		elog(ERROR, "cache lookup failed for relation %u", tableoid);
+	owner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
+	ReleaseSysCache(tup);
+
+	GetUserIdAndSecContext(&save_userid, &save_sec_context);
+	SetUserIdAndSecContext(owner, save_sec_context | SECURITY_LOCAL_USERID_CHANGE |
+						   SECURITY_RESTRICTED_OPERATION);
+	/* objects planted in the caller's search_path must not be picked up */
+	save_nestlevel = NewGUCNestLevel();
+	(void) set_config_option("search_path", "pg_catalog, pg_temp",
+							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE,
+							 true, 0, false);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (SPI_execute_with_args(sql, nargs, types, values, nulls, false, 0) < 0)
+		elog(ERROR, "SPI_execute_with_args failed: %s", sql);
+	if (SPI_processed > 0 && SPI_tuptable != NULL)
+	{
+		bool		isnull;
+		Datum		d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+
+		if (!isnull && as_text)
+			result = SPI_datumTransfer(d, false, -1);
+		else if (!isnull)
+			result = d;
+	}
+	SPI_finish();
+	AtEOXact_GUC(true, save_nestlevel);
+	SetUserIdAndSecContext(save_userid, save_sec_context);
+	return result;
 }

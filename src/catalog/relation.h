@@ -2,7 +2,7 @@
  *
  * relation.h
  *	  Which relations are compressx's: its access method's tables, and its
- *	  own extension tables.
+ *	  own extension tables (and running SQL on those as their owner).
  *
  *-------------------------------------------------------------------------
  */
@@ -28,5 +28,15 @@ cx_is_compressx_relation(Relation rel)
 
 /* The table compressx.<name> of the extension, or InvalidOid. */
 extern Oid	cx_extension_table_oid(const char *name);
+
+/*
+ * Run SQL on compressx's tables as the settings table's owner, with
+ * search_path pinned; callers check ownership of the user's table first.
+ * Returns the first column of the first row returned (an int4), or 0.
+ */
+extern int32 cx_settings_exec(const char *sql, int nargs, Oid *types,
+							 Datum *values, const char *nulls);
+extern text *cx_settings_exec_text(const char *sql, int nargs, Oid *types,
+								   Datum *values, const char *nulls);
 
 #endif							/* COMPRESSX_RELATION_H */

@@ -51,15 +51,6 @@ extern void cx_store_column_setting(Oid relid, const char *attname,
 
 extern void cx_settings_init(void);
 
-/*
- * Run SQL on compressx's tables as the settings table's owner, with
- * search_path pinned; callers check ownership of the user's table first.
- * Returns the first column of the first row returned (an int4), or 0.
- */
-extern int32 cx_settings_exec(const char *sql, int nargs, Oid *types,
-							 Datum *values, const char *nulls);
-extern text *cx_settings_exec_text(const char *sql, int nargs, Oid *types,
-								   Datum *values, const char *nulls);
 
 /*
  * Errors unless relid is a table the user owns that may have settings (not

@@ -5,20 +5,31 @@
  *	  every shard: the call is handed to a PL/pgSQL function of the
  *	  extension script (compressx.citus_<name>), which runs the function on
  *	  the shards' placements through Citus (run_command_on_placements or
- *	  run_command_on_shards) and combines their results.
+ *	  run_command_on_shards) and combines their results.  Also the SQL
+ *	  functions that carry settings between nodes: citus_apply (run on each
+ *	  node by the coordinator) and citus_push.
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
 #include "executor/spi.h"
+#include "miscadmin.h"
+#include "storage/lmgr.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/jsonb.h"
 #include "funcapi.h"
 #include "lib/stringinfo.h"
 #include "utils/lsyscache.h"
 #include "utils/tuplestore.h"
 
 #include "catalog/citus.h"
+#include "catalog/settings.h"
 #include "sql/citus_fanout.h"
+
+PG_FUNCTION_INFO_V1(compressx_citus_apply);
+PG_FUNCTION_INFO_V1(compressx_citus_push);
 
 bool
 cx_citus_fan_out_srf(FunctionCallInfo fcinfo, Oid relid, const char *wrapper)
@@ -72,4 +83,73 @@ cx_citus_fan_out_srf(FunctionCallInfo fcinfo, Oid relid, const char *wrapper)
 	}
 	PG_END_TRY();
 	return true;
+}
+
+/*
+ * compressx.citus_apply(rel regclass, state jsonb, version text)
+ *	  Make the settings rows of rel on this node those of state (built by
+ *	  cx_citus_push on the coordinator): dictionaries by content, with ids
+ *	  of this node; columns by name.  Rows of rel's shards here are removed:
+ *	  the shards follow rel.  Owner only; ShareUpdateExclusiveLock on rel.
+ */
+Datum
+compressx_citus_apply(PG_FUNCTION_ARGS)
+{
+	Oid			relid;
+	char	   *version;
+	char	   *mine;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("relation, state and version must not be null")));
+	relid = PG_GETARG_OID(0);
+	version = text_to_cstring(PG_GETARG_TEXT_PP(2));
+	mine = cx_citus_installed_version();
+	if (strcmp(version, mine) != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("compressx %s is installed on this node, the coordinator has %s", mine, version),
+				 errhint("Install the same compressx on every node and run ALTER EXTENSION compressx UPDATE where it is older.")));
+	cx_check_settings_target(relid);
+	/*
+	 * Sent outside the coordinator's transaction (Citus builds without
+	 * SendCommandToWorkersWithMetadata), this can wait on locks that
+	 * transaction holds here, while it waits for this: fail rather than
+	 * hang.
+	 */
+	(void) set_config_option("lock_timeout", "2s", PGC_USERSET, PGC_S_SESSION,
+							 GUC_ACTION_LOCAL, true, 0, false);
+	LockRelationOid(relid, ShareUpdateExclusiveLock);
+	cx_check_settings_target(relid);
+
+	cx_citus_apply_state(relid, cstring_to_text(DatumGetCString(DirectFunctionCall1(jsonb_out,
+																  PG_GETARG_DATUM(1)))));
+	PG_RETURN_VOID();
+}
+
+/*
+ * compressx.citus_push(rel regclass)
+ *	  Send the settings and dictionaries of a Citus table from the
+ *	  coordinator to every other node again (after adding a node, or to
+ *	  repair a node restored on its own).  Owner only.
+ */
+Datum
+compressx_citus_push(PG_FUNCTION_ARGS)
+{
+	Oid			relid = PG_GETARG_OID(0);
+
+	cx_check_settings_target(relid);
+	LockRelationOid(relid, ShareUpdateExclusiveLock);
+	cx_check_settings_target(relid);
+	if (!cx_citus_is_table(relid))
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not a Citus table", get_rel_name(relid))));
+	if (!cx_citus_on_coordinator())
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("compressx.citus_push() runs on the coordinator")));
+	cx_citus_push(relid);
+	PG_RETURN_VOID();
 }
