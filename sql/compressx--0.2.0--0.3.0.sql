@@ -36,6 +36,14 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION compressx.value_bytes(anyelement) IS
 'the bytes of a variable-length value as compressx compresses them (what train_dictionary samples)';
 
+CREATE FUNCTION compressx.citus_in_fan_out()
+RETURNS boolean
+AS 'MODULE_PATHNAME', 'compressx_citus_in_fan_out'
+LANGUAGE C VOLATILE;
+
+COMMENT ON FUNCTION compressx.citus_in_fan_out() IS
+'whether one of compressx''s functions is acting on every shard of a Citus table in this session (the citus_* functions below run only then)';
+
 -- The fan-out of compressx's functions called on the coordinator for a
 -- Citus table (sql/citus_fanout.c calls them, with the caller's
 -- arguments).  Each shard placement runs the function in a transaction of
@@ -53,6 +61,10 @@ DECLARE
     v record;
     n integer := 0;
 BEGIN
+    IF NOT compressx.citus_in_fan_out() THEN
+        RAISE EXCEPTION 'compressx.%() is called by compressx''s functions on a Citus table', 'citus_verify'
+            USING HINT = 'Call the function without citus_ in its name.';
+    END IF;
     FOR p IN SELECT * FROM run_command_on_placements(rel,
             'SELECT COALESCE(pg_catalog.json_agg(v), ''[]'') FROM compressx.verify(%L) v')
     LOOP
@@ -89,6 +101,10 @@ DECLARE
     results jsonb := '[]';
     p record;
 BEGIN
+    IF NOT compressx.citus_in_fan_out() THEN
+        RAISE EXCEPTION 'compressx.%() is called by compressx''s functions on a Citus table', 'citus_stored_summary'
+            USING HINT = 'Call the function without citus_ in its name.';
+    END IF;
     IF sample_rows IS NOT NULL THEN
         SELECT GREATEST(1, ceil(sample_rows::numeric / GREATEST(1, count(*))))::integer INTO per_shard
         FROM pg_dist_shard WHERE logicalrelid = rel;
@@ -131,6 +147,10 @@ DECLARE
     results jsonb := '[]';
     p record;
 BEGIN
+    IF NOT compressx.citus_in_fan_out() THEN
+        RAISE EXCEPTION 'compressx.%() is called by compressx''s functions on a Citus table', 'citus_advise'
+            USING HINT = 'Call the function without citus_ in its name.';
+    END IF;
     SELECT GREATEST(1, ceil(sample_rows::numeric / GREATEST(1, count(*))))::integer INTO per_shard
     FROM pg_dist_shard WHERE logicalrelid = rel;
     FOR p IN SELECT * FROM run_command_on_shards(rel, format(
@@ -186,9 +206,15 @@ DECLARE
     failures text := '';
     p record;
 BEGIN
+    IF NOT compressx.citus_in_fan_out() THEN
+        RAISE EXCEPTION 'compressx.%() is called by compressx''s functions on a Citus table', 'citus_recompress_table'
+            USING HINT = 'Call the function without citus_ in its name.';
+    END IF;
+    -- run_command_on_placements formats the command again: a % in the
+    -- arguments must reach it doubled
     FOR p IN SELECT * FROM run_command_on_placements(rel, format(
-            'SELECT COALESCE(pg_catalog.json_agg(r), ''[]'') FROM compressx.recompress_table(%%L, %L, %L, %L) r',
-            codec, level, columns))
+            'SELECT COALESCE(pg_catalog.json_agg(r), ''[]'') FROM compressx.recompress_table(%%L, %s) r',
+            replace(format('%L, %L, %L', codec, level, columns), '%', '%%')))
     LOOP
         IF p.success THEN
             results := results || p.result::jsonb;
@@ -274,3 +300,10 @@ BEGIN
     END IF;
 END
 $$;
+
+-- A dictionary goes with its table, except a shared one: a Citus table's,
+-- which the table's shards on the node use too (Citus drops and makes again
+-- a worker's copy of a table without its shards).
+ALTER TABLE compressx.dictionaries ADD COLUMN shared boolean NOT NULL DEFAULT false;
+COMMENT ON COLUMN compressx.dictionaries.shared IS
+'kept when its table is dropped: a Citus table''s dictionary, used by the table''s shards on this node';

@@ -50,12 +50,13 @@ PG_FUNCTION_INFO_V1(compressx_citus_shell);
 bool		cx_citus_in_fan_out = false;
 
 static text *table_state(Oid relid);
+static char *quoted_name(Oid relid);
+static Oid	rel_owner(Oid relid);
 static void citus_xact_callback(XactEvent event, void *arg);
 
 /* see citus_xact_callback */
 #define CITUS_PENDING_MAX 64
-static Oid	pending[CITUS_PENDING_MAX];
-static int	npending = 0;
+static bool saw_invalidation = false;
 static bool xact_callback_registered = false;
 
 /* pg_catalog.<name>, a table of Citus's, or InvalidOid without Citus. */
@@ -360,8 +361,8 @@ push_outside_transaction(Oid relid, const char *command)
 								get_rel_name(relid)),
 						 errdetail(step == 0 ? "Nothing was sent: %s" :
 								   "The nodes not named have them: %s", failures),
-						 errhint("Call SELECT compressx.citus_push('%s') when every node answers.",
-								 get_rel_name(relid))));
+						 errhint("Call SELECT compressx.citus_push(%s) when every node answers.",
+								 quoted_name(relid))));
 			}
 		}
 	}
@@ -375,10 +376,6 @@ cx_citus_push(Oid relid)
 
 	if (!cx_citus_fan_out(relid))
 		return;
-	/* sent now: nothing left for the end of the transaction */
-	for (int i = 0; i < npending; i++)
-		if (pending[i] == relid)
-			pending[i--] = pending[--npending];
 	send = send_function();
 	if (send != NULL)
 		send(apply_command(relid));
@@ -435,9 +432,17 @@ cx_citus_apply_state(Oid relid, text *state)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("compression settings of \"%s\" name an unknown codec or no column",
 						get_rel_name(relid))));
-	cx_settings_exec("INSERT INTO compressx.dictionaries (relid, attname, dict, sample_values, sample_bytes) "
+	if (cx_settings_exec("SELECT pg_catalog.count(*)::int4 FROM pg_catalog.jsonb_to_recordset($2::jsonb->'columns') "
+						 "AS x(dict text) WHERE pg_catalog.octet_length(pg_catalog.decode(x.dict, 'base64')) > 1048576",
+						 2, types, values, NULL) > 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("compression settings of \"%s\" hold a dictionary larger than 1 MB",
+						get_rel_name(relid))));
+	/* shared: kept when relid is dropped, for the shards that use them */
+	cx_settings_exec("INSERT INTO compressx.dictionaries (relid, attname, dict, sample_values, sample_bytes, shared) "
 					 "SELECT DISTINCT ON (x.dict) $1::pg_catalog.oid::pg_catalog.regclass, x.attname, "
-					 "pg_catalog.decode(x.dict, 'base64'), x.sample_values, x.sample_bytes "
+					 "pg_catalog.decode(x.dict, 'base64'), x.sample_values, x.sample_bytes, true "
 					 "FROM pg_catalog.jsonb_to_recordset($2::jsonb->'columns') "
 					 "AS x(attname name, dict text, sample_values int4, sample_bytes int8) "
 					 "WHERE x.dict IS NOT NULL AND NOT EXISTS (SELECT FROM compressx.dictionaries d "
@@ -467,6 +472,7 @@ cx_citus_apply_state(Oid relid, text *state)
 typedef struct DroppedState
 {
 	Oid			nsp;
+	Oid			owner;
 	char	   *name;
 	text	   *state;
 } DroppedState;
@@ -482,18 +488,17 @@ cx_citus_stash_dropped(Oid relid)
 	MemoryContext old;
 	DroppedState *d;
 	text	   *state;
-	Oid			types[1] = {OIDOID};
-	Datum		values[1];
 
 	/*
-	 * Not only Citus tables: on a worker, Citus removes a table's metadata
-	 * before it drops the table.
+	 * On the coordinator Citus tables only; on a worker, Citus removes a
+	 * table's metadata before it drops the table, so every table there.
+	 * Nothing while Citus itself is being dropped (its planner would meet
+	 * its half-dropped catalogs in the query below).
 	 */
-	if (!OidIsValid(citus_catalog("pg_dist_partition")))
-		return;
-	values[0] = ObjectIdGetDatum(relid);
-	if (cx_settings_exec("SELECT 1 FROM compressx.column_settings WHERE relid = $1 LIMIT 1",
-						 1, types, values, NULL) != 1)
+	if (!OidIsValid(citus_catalog("pg_dist_local_group")) ||
+		!OidIsValid(citus_catalog("pg_dist_partition")) ||
+		(cx_citus_on_coordinator() && !cx_citus_is_table(relid)) ||
+		!cx_has_settings_rows(relid))
 		return;
 	state = table_state(relid);
 	if (!xact_callback_registered)
@@ -504,6 +509,7 @@ cx_citus_stash_dropped(Oid relid)
 	old = MemoryContextSwitchTo(TopTransactionContext);
 	d = palloc(sizeof(DroppedState));
 	d->nsp = get_rel_namespace(relid);
+	d->owner = rel_owner(relid);
 	d->name = pstrdup(get_rel_name(relid));
 	d->state = (text *) PG_DETOAST_DATUM_COPY(PointerGetDatum(state));
 	dropped = lappend(dropped, d);
@@ -526,7 +532,8 @@ cx_citus_renamed(Oid relid)
 	{
 		DroppedState *d = lfirst(lc);
 
-		if (d->nsp != nsp || strcmp(d->name, name) != 0)
+		if (d->nsp != nsp || strcmp(d->name, name) != 0 ||
+			d->owner != rel_owner(relid))
 			continue;
 		dropped = foreach_delete_current(dropped, lc);
 		values[0] = ObjectIdGetDatum(relid);
@@ -542,36 +549,96 @@ cx_citus_renamed(Oid relid)
 }
 
 /*
- * Relations whose relcache entries were invalidated in this transaction,
- * looked at just before it commits: one that has become a Citus table in
- * this transaction and has compressx settings (create_distributed_table,
- * create_reference_table of a table that had them) gets its settings sent
- * to the other nodes.  Citus invalidates a table's relcache
- * entry when it writes its metadata.  Bounded: an overflow forgets.
+ * Just before a transaction that invalidated a relcache entry commits
+ * (Citus does when it writes a table's metadata), the tables that became
+ * Citus tables in it and have compressx settings (create_distributed_table,
+ * create_reference_table of a table that had them) get their settings sent
+ * to the other nodes.
  */
+
+/* The owner of relid, or InvalidOid. */
+static Oid
+rel_owner(Oid relid)
+{
+	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	Oid			owner;
+
+	if (!HeapTupleIsValid(tup))
+		return InvalidOid;
+	owner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
+	ReleaseSysCache(tup);
+	return owner;
+}
+
+/* quote_literal of the qualified name of relid, for hints */
+static char *
+quoted_name(Oid relid)
+{
+	return quote_literal_cstr(quote_qualified_identifier(
+		get_namespace_name(get_rel_namespace(relid)), get_rel_name(relid)));
+}
+
+/*
+ * The Citus tables that became Citus tables in this transaction (their
+ * pg_dist_partition rows are its own) and have compressx settings.
+ */
+static List *
+tables_distributed_now(void)
+{
+	Oid			catoid = citus_catalog("pg_dist_partition");
+	Relation	crel;
+	SysScanDesc scan;
+	HeapTuple	tup;
+	List	   *result = NIL;
+	AttrNumber	att;
+
+	if (!OidIsValid(catoid))
+		return NIL;
+	att = get_attnum(catoid, "logicalrelid");
+	crel = table_open(catoid, AccessShareLock);
+	scan = systable_beginscan(crel, InvalidOid, false, NULL, 0, NULL);
+	while ((tup = systable_getnext(scan)) != NULL)
+	{
+		bool		isnull;
+		Datum		d;
+
+		if (!TransactionIdIsCurrentTransactionId(HeapTupleHeaderGetXmin(tup->t_data)))
+			continue;
+		d = heap_getattr(tup, att, RelationGetDescr(crel), &isnull);
+		if (!isnull)
+			result = lappend_oid(result, DatumGetObjectId(d));
+	}
+	systable_endscan(scan);
+	table_close(crel, AccessShareLock);
+	return result;
+}
 
 static void
 citus_xact_callback(XactEvent event, void *arg)
 {
-	Oid			relids[CITUS_PENDING_MAX];
-	int			n = npending;
+	bool		look = saw_invalidation;
+	ListCell   *lc;
 
+	if (event == XACT_EVENT_PRE_PREPARE && ndeferred > 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot PREPARE a transaction that changed the compression settings of a Citus table"),
+				 errdetail("This build of Citus can send them to the other nodes only when the transaction commits.")));
 	if (event != XACT_EVENT_PRE_COMMIT)
 	{
 		if (event == XACT_EVENT_ABORT || event == XACT_EVENT_COMMIT ||
 			event == XACT_EVENT_PARALLEL_ABORT || event == XACT_EVENT_PREPARE)
 		{
-			npending = 0;
+			saw_invalidation = false;
 			ndeferred = 0;
 			dropped = NIL;		/* in TopTransactionContext */
 			restored = NIL;
 		}
 		return;
 	}
-	if (n == 0 && ndeferred == 0)
+	if (!look && ndeferred == 0)
 		return;
-	memcpy(relids, pending, sizeof(Oid) * n);
-	npending = 0;
+	saw_invalidation = false;
 	if (!OidIsValid(cx_extension_table_oid("column_settings")) ||
 		!OidIsValid(citus_catalog("pg_dist_partition")) || !cx_citus_on_coordinator())
 	{
@@ -580,39 +647,43 @@ citus_xact_callback(XactEvent event, void *arg)
 	}
 	/* SPI and Citus need a snapshot; at commit there is none */
 	PushActiveSnapshot(GetTransactionSnapshot());
-	for (int i = 0; i < n; i++)
+	foreach(lc, look ? tables_distributed_now() : NIL)
 	{
-		Oid			types[1] = {OIDOID};
-		Datum		values[1];
+		Oid			relid = lfirst_oid(lc);
 
-		if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(relids[i])) ||
-			!citus_table_is_new(relids[i]))
-			continue;
-		values[0] = ObjectIdGetDatum(relids[i]);
-		if (cx_settings_exec("SELECT 1 FROM compressx.column_settings WHERE relid = $1 LIMIT 1",
-							 1, types, values, NULL) != 1)
+		if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(relid)) ||
+			!cx_has_settings_rows(relid))
 			continue;
 		if (send_function() != NULL)
-			cx_citus_push(relids[i]);
-		else if (!list_member_oid(restored, relids[i]))
-		{
-			/*
-			 * Sent outside this transaction, the settings would meet tables
-			 * the workers do not show yet (create_distributed_table makes
-			 * them in this transaction).
-			 */
+			cx_citus_push(relid);
+		else if (!list_member_oid(restored, relid))
+			defer_push(relid);
+	}
+	/*
+	 * Without Citus's function: each worker in a transaction of its own.
+	 * Such a transaction does not see tables this one made or changed on
+	 * the workers, and waits for its locks there: those tables are left to
+	 * citus_push after this transaction.
+	 */
+	for (int i = 0; i < ndeferred; i++)
+	{
+		HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(deferred[i]));
+		bool		changed_now;
+
+		if (!HeapTupleIsValid(tup))
+			continue;
+		changed_now = TransactionIdIsCurrentTransactionId(HeapTupleHeaderGetXmin(tup->t_data));
+		ReleaseSysCache(tup);
+		if (changed_now || citus_table_is_new(deferred[i]))
 			ereport(WARNING,
 					(errmsg("the compression settings of \"%s\" were not sent to the other nodes",
-							get_rel_name(relids[i])),
-					 errdetail("This build of Citus can send them only after the transaction that distributes the table."),
-					 errhint("Call SELECT compressx.citus_push('%s') after this transaction.",
-							 get_rel_name(relids[i]))));
-		}
-	}
-	/* without Citus's function: each worker in a transaction of its own */
-	for (int i = 0; i < ndeferred; i++)
-		if (SearchSysCacheExists1(RELOID, ObjectIdGetDatum(deferred[i])))
+							get_rel_name(deferred[i])),
+					 errdetail("This build of Citus sends them outside the transaction, which created or altered the table."),
+					 errhint("Call SELECT compressx.citus_push(%s) after this transaction.",
+							 quoted_name(deferred[i]))));
+		else
 			push_outside_transaction(deferred[i], apply_command(deferred[i]));
+	}
 	ndeferred = 0;
 	PopActiveSnapshot();
 }
@@ -630,13 +701,8 @@ cx_citus_note_invalidation(Oid relid)
 		RegisterXactCallback(citus_xact_callback, NULL);
 		xact_callback_registered = true;
 	}
-	if (!IsTransactionState() || relid < FirstNormalObjectId)
-		return;
-	for (int i = 0; i < npending; i++)
-		if (pending[i] == relid)
-			return;
-	if (npending < CITUS_PENDING_MAX)
-		pending[npending++] = relid;
+	if (IsTransactionState() && relid >= FirstNormalObjectId)
+		saw_invalidation = true;
 }
 
 /*

@@ -7,11 +7,14 @@
  */
 #include "postgres.h"
 
+#include "access/genam.h"
+#include "access/table.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
 #include "utils/guc.h"
 #include "utils/syscache.h"
 #include "utils/lsyscache.h"
@@ -103,4 +106,25 @@ settings_exec(const char *sql, int nargs, Oid *types, Datum *values, const char 
 	AtEOXact_GUC(true, save_nestlevel);
 	SetUserIdAndSecContext(save_userid, save_sec_context);
 	return result;
+}
+
+bool
+cx_has_settings_rows(Oid relid)
+{
+	Oid			tableoid = cx_extension_table_oid("column_settings");
+	Relation	rel;
+	ScanKeyData key;
+	SysScanDesc scan;
+	bool		found;
+
+	if (!OidIsValid(tableoid))
+		return false;
+	rel = table_open(tableoid, AccessShareLock);
+	/* column 1 is relid */
+	ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(relid));
+	scan = systable_beginscan(rel, InvalidOid, false, NULL, 1, &key);
+	found = systable_getnext(scan) != NULL;
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	return found;
 }

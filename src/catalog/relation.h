@@ -39,4 +39,10 @@ extern int32 cx_settings_exec(const char *sql, int nargs, Oid *types,
 extern text *cx_settings_exec_text(const char *sql, int nargs, Oid *types,
 								   Datum *values, const char *nulls);
 
+/*
+ * Whether compressx.column_settings has rows for relid (read directly, no
+ * SQL: callable while objects are being dropped).
+ */
+extern bool cx_has_settings_rows(Oid relid);
+
 #endif							/* COMPRESSX_RELATION_H */

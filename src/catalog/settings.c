@@ -45,6 +45,7 @@
 #include "catalog/catalog.h"
 #include "catalog/dependency.h"
 #include "catalog/namespace.h"
+#include "catalog/pg_namespace.h"
 #include "nodes/makefuncs.h"
 #include "catalog/objectaccess.h"
 #include "catalog/partition.h"
@@ -960,17 +961,23 @@ compressx_on_sql_drop(PG_FUNCTION_ARGS)
 				  "AND d.objid = s.relid::pg_catalog.oid "
 				  "AND (d.objsubid = 0 OR d.objsubid = s.attnum)",
 				  0, NULL, NULL, NULL);
-	/*
-	 * With Citus, a dropped table may be a Citus table whose shards here
-	 * use its dictionaries (see cx_object_access); Citus's own sql_drop
-	 * trigger, which runs first, has removed what would tell.  Keep them.
-	 */
-	if (!OidIsValid(get_extension_oid("citus", true)))
-		cx_settings_exec("DELETE FROM compressx.dictionaries s "
+	/* not shared ones (see cx_object_access) */
+	{
+		Oid			dicts = cx_extension_table_oid("dictionaries");
+		bool		has_shared = OidIsValid(dicts) && get_attnum(dicts, "shared") > 0;
+
+		cx_settings_exec(has_shared ?
+						 "DELETE FROM compressx.dictionaries s "
+						 "USING pg_catalog.pg_event_trigger_dropped_objects() d "
+						 "WHERE d.classid = 'pg_catalog.pg_class'::pg_catalog.regclass "
+						 "AND d.objid = s.relid::pg_catalog.oid AND d.objsubid = 0 "
+						 "AND NOT s.shared" :
+						 "DELETE FROM compressx.dictionaries s "
 						 "USING pg_catalog.pg_event_trigger_dropped_objects() d "
 						 "WHERE d.classid = 'pg_catalog.pg_class'::pg_catalog.regclass "
 						 "AND d.objid = s.relid::pg_catalog.oid AND d.objsubid = 0",
 						 0, NULL, NULL, NULL);
+	}
 	PG_RETURN_VOID();
 }
 
@@ -1016,7 +1023,7 @@ own_table_for_cleanup(Oid extoid, const char *name)
 static int
 delete_rows_of(Oid tableoid, AttrNumber relid_attno, Oid relid,
 			   AttrNumber attnum_attno, AttrNumber attname_attno,
-			   AttrNumber attnum, const char *attname)
+			   AttrNumber attnum, const char *attname, AttrNumber keep_attno)
 {
 	Relation	rel = table_open(tableoid, RowExclusiveLock);
 	TupleDesc	desc = RelationGetDescr(rel);
@@ -1048,6 +1055,14 @@ delete_rows_of(Oid tableoid, AttrNumber relid_attno, Oid relid,
 				if (DatumGetInt16(num) != attnum &&
 					(attname == NULL ||
 					 strcmp(NameStr(*DatumGetName(name)), attname) != 0))
+					continue;
+			}
+			if (keep_attno > 0)
+			{
+				bool		isnull;
+				Datum		keep = heap_getattr(tup, keep_attno, desc, &isnull);
+
+				if (!isnull && DatumGetBool(keep))
 					continue;
 			}
 			result = heap_delete(rel, &tup->t_self, GetCurrentCommandId(true),
@@ -1124,24 +1139,26 @@ cx_object_access(ObjectAccessType access, Oid classId, Oid objectId,
 
 	if (subId > 0)
 		attname = get_attname(objectId, (AttrNumber) subId, true);
-	else if (OidIsValid(settings_oid))
+	else if (OidIsValid(settings_oid) && !IsCatalogRelationOid(objectId) &&
+			 get_rel_namespace(objectId) != PG_CATALOG_NAMESPACE &&
+			 !OidIsValid(getExtensionOfObject(RelationRelationId, objectId)))
 		cx_citus_stash_dropped(objectId);
 	if (OidIsValid(settings_oid) &&
 		delete_rows_of(settings_oid, Anum_cs_relid, objectId,
 					   Anum_cs_attnum, Anum_cs_attname,
-					   (AttrNumber) subId, attname) > 0)
+					   (AttrNumber) subId, attname, InvalidAttrNumber) > 0)
 		CacheInvalidateRelcacheByRelid(objectId);
 	/*
-	 * A dictionary serves its table; it goes with the table only.  Not in
-	 * a database with Citus: a Citus table's shards on this node use its
-	 * dictionaries too, Citus drops and makes again the table without its
-	 * shards (metadata resync), and on a worker it removes the metadata
-	 * that would tell a Citus table before it drops one.  Those
-	 * dictionaries stay, named by the dropped table's OID: a leak, not a
-	 * value that cannot be read.
+	 * A dictionary serves its table; it goes with the table only.  Not a
+	 * shared one (compressx.dictionaries.shared, since 0.3.0): a Citus
+	 * table's, which its shards on this node use too, while Citus drops and
+	 * makes again the table without its shards (metadata resync).  Those
+	 * stay, named by the dropped table's OID: a leak, not a value that
+	 * cannot be read.
 	 */
-	if (subId == 0 && OidIsValid(dicts_oid) && !OidIsValid(get_extension_oid("citus", true)) &&
+	if (subId == 0 && OidIsValid(dicts_oid) &&
 		delete_rows_of(dicts_oid, Anum_dict_relid, objectId,
-					   InvalidAttrNumber, InvalidAttrNumber, 0, NULL) > 0)
+					   InvalidAttrNumber, InvalidAttrNumber, 0, NULL,
+					   get_attnum(dicts_oid, "shared")) > 0)
 		CacheInvalidateRelcacheByRelid(dicts_oid);
 }

@@ -13,6 +13,7 @@
  */
 #include "postgres.h"
 
+#include "commands/extension.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
 #include "storage/lmgr.h"
@@ -29,6 +30,7 @@
 #include "sql/citus_fanout.h"
 
 PG_FUNCTION_INFO_V1(compressx_citus_apply);
+PG_FUNCTION_INFO_V1(compressx_citus_in_fan_out);
 PG_FUNCTION_INFO_V1(compressx_citus_push);
 
 bool
@@ -104,6 +106,10 @@ compressx_citus_apply(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("relation, state and version must not be null")));
 	relid = PG_GETARG_OID(0);
+	if (!OidIsValid(get_extension_oid("citus", true)))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("compressx.citus_apply() runs only in a database with Citus")));
 	version = text_to_cstring(PG_GETARG_TEXT_PP(2));
 	mine = cx_citus_installed_version();
 	if (strcmp(version, mine) != 0)
@@ -152,4 +158,14 @@ compressx_citus_push(PG_FUNCTION_ARGS)
 				 errmsg("compressx.citus_push() runs on the coordinator")));
 	cx_citus_push(relid);
 	PG_RETURN_VOID();
+}
+
+/*
+ * compressx.citus_in_fan_out() RETURNS boolean
+ *	  Whether cx_citus_fan_out_srf is running in this session.
+ */
+Datum
+compressx_citus_in_fan_out(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(cx_citus_in_fan_out);
 }

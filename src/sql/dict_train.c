@@ -383,6 +383,16 @@ compressx_train_dictionary(PG_FUNCTION_ARGS)
 		7, types, values, NULL);
 	if (dict_id <= 0)
 		elog(ERROR, "could not store the zstd dictionary");
+	/* a Citus table's shards use it too: kept when the table is dropped */
+	if (cx_citus_is_table(relid))
+	{
+		Oid			idtype[1] = {INT4OID};
+		Datum		idval[1];
+
+		idval[0] = Int32GetDatum(dict_id);
+		cx_settings_exec("UPDATE compressx.dictionaries SET shared = true WHERE dict_id = $1",
+						 1, idtype, idval, NULL);
+	}
 
 	table_close(rel, NoLock);
 	cx_citus_push(relid);

@@ -303,6 +303,36 @@ $w1->safe_psql('postgres', "SET ROLE mallory; CREATE TABLE docs_99999 (id int, b
 is($w1->safe_psql('postgres', "SELECT compressx.citus_shell('docs_99999') IS NULL"), 't',
 	'a table of another owner named docs_<id> is no shard of docs');
 
+# settings changed in the transaction that distributes the table
+($rc, $out, $err) = $coord->psql('postgres', q{
+BEGIN;
+CREATE TABLE tx (id int PRIMARY KEY, "b%s" text) USING compressx;
+SELECT create_distributed_table('tx', 'id');
+SELECT compressx.set_column_codec('tx', 'b%s', 'lz4');
+COMMIT;});
+is($rc, 0, 'set_column_codec in the transaction that distributes the table commits');
+if (!$twopc)
+{
+	like($err, qr/not sent to the other nodes.*citus_push\('public\.tx'\)/s, '(16 and later) a warning names citus_push') or diag $err;
+	cq("SELECT compressx.citus_push('tx')");
+}
+is(on_placements('tx', q{SELECT codec FROM compressx.column_codec_settings(%L) WHERE column_name = 'b%%s'}),
+	'lz4,lz4,lz4,lz4,lz4', 'the settings reached the new shards');
+cq(q{INSERT INTO tx SELECT i, repeat('percent ' || i, 30) FROM generate_series(1, 100) i});
+is(cq(q{SELECT sum(values_rewritten) FROM recompress_table('tx', 'pglz', NULL, ARRAY['b%s']::name[])}), '100',
+	'recompress_table of a column whose name holds %s');
+
+# a table that is not a Citus table loses its dictionary when dropped;
+# the Citus functions are not for direct calls
+cq("CREATE TABLE loc (id int, body text) USING compressx");
+cq("INSERT INTO loc SELECT i, $doc FROM generate_series(1, 500) i");
+my $loc_dict = cq("SELECT compressx.train_dictionary('loc', 'body', 4096, 500)");
+cq("DROP TABLE loc");
+is(cq("SELECT count(*) FROM compressx.dictionaries WHERE dict_id = $loc_dict"), '0',
+	'the dictionary of a dropped local table goes with it');
+($rc, $out, $err) = $coord->psql('postgres', "SELECT * FROM compressx.citus_recompress_table('docs', 'lz4', NULL, NULL)");
+like($err, qr/is called by compressx's functions on a Citus table/, 'citus_recompress_table refuses a direct call');
+
 # bad input
 ($rc, $out, $err) = $coord->psql('postgres', "CALL compressx.recompress_online('docs', 'lz4')");
 like($err, qr/does not run on Citus table/, 'recompress_online refuses a Citus table');
@@ -310,5 +340,11 @@ like($err, qr/does not run on Citus table/, 'recompress_online refuses a Citus t
 like($err, qr/runs on the coordinator/, 'citus_push runs on the coordinator only');
 ($rc, $out, $err) = $w1->psql('postgres', "SELECT compressx.citus_apply('docs', '{\"columns\": []}', '0.0.1')");
 like($err, qr/compressx \S+ is installed on this node, the coordinator has 0\.0\.1/, 'citus_apply refuses another version');
+
+# DROP EXTENSION citus in a database that has compressx
+cq('CREATE DATABASE dropcitus');
+$coord->safe_psql('dropcitus', 'CREATE EXTENSION citus; CREATE EXTENSION compressx');
+($rc, $out, $err) = $coord->psql('dropcitus', 'DROP EXTENSION citus');
+is($rc, 0, 'DROP EXTENSION citus works beside compressx') or diag $err;
 
 done_testing();
