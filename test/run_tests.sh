@@ -26,6 +26,9 @@
 #                                                                CX_SKIP_CITUS
 #   citus-18       Citus 14.0.1 on the cached 18 (test/citus_suite.sh 18)
 #                                                                CX_SKIP_CITUS
+#   citus-regress-15  a subset of Citus 13.2.2's own regression tests with
+#                  compressx as the default access method
+#                  (test/citus_regress.sh)                       CX_SKIP_CITUS
 # Version-neutral:
 #   layers         the layer rule of src/ (test/check_layers.sh) CX_SKIP_LAYERS
 #   compile-check  warnings-as-errors compile against each major of
@@ -105,6 +108,7 @@ run_unit core-regress-18 CX_SKIP_CORE 18 "PostgreSQL 18's regression suite, heap
 run_unit upgrade-15-18 CX_SKIP_UPGRADE "15 18" "pg_upgrade 15 -> 18, --copy and --link" upgrade_check.sh 18
 run_unit citus-15 CX_SKIP_CITUS 15 "Citus 13.2.2 on PostgreSQL 15" citus_suite.sh 15
 run_unit citus-18 CX_SKIP_CITUS 18 "Citus 14.0.1 on PostgreSQL 18" citus_suite.sh 18
+run_unit citus-regress-15 CX_SKIP_CITUS 15 "Citus 13.2.2's regression tests under compressx" citus_regress.sh
 run_unit fuzz CX_SKIP_FUZZ - "fuzzing the decoders" fuzz/run_fuzz.sh
 
 if [ -n "$failures" ]; then
