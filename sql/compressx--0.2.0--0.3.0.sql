@@ -277,11 +277,6 @@ BEGIN
                   HINT = 'Publish the compressx tables themselves; a subscriber keeps its own compressx settings.';
     END IF;
 
-    IF (SELECT coalesce(array_position(p, '$libdir/compressx_decoders'), 2147483647)
-                   < coalesce(array_position(p, '$libdir'), 2147483647)
-        FROM string_to_array(current_setting('dynamic_library_path'), ':') AS p) THEN
-        RETURN;
-    END IF;
     SELECT p.pubname, c.oid::regclass INTO pub, tbl
     FROM pg_event_trigger_ddl_commands() d
     JOIN pg_publication p ON d.classid = 'pg_publication'::regclass AND p.oid = d.objid
@@ -292,7 +287,14 @@ BEGIN
        OR p.pubname LIKE 'citus\_shard\_split\_publication\_%'
     ORDER BY c.relname
     LIMIT 1;
-    IF FOUND THEN
+    IF NOT FOUND THEN
+        RETURN;
+    END IF;
+    -- dynamic_library_path only now: only superusers may read it, and
+    -- Citus creates these publications as one
+    IF NOT (SELECT coalesce(array_position(p, '$libdir/compressx_decoders'), 2147483647)
+                   < coalesce(array_position(p, '$libdir'), 2147483647)
+            FROM string_to_array(current_setting('dynamic_library_path'), ':') AS p) THEN
         RAISE EXCEPTION 'Citus cannot move or split shard % of a compressx table logically here', tbl
             USING ERRCODE = 'feature_not_supported',
                   DETAIL = 'Citus decodes the changes made during the move with plugin pgoutput, which stops at the first zstd value it meets.',

@@ -44,6 +44,20 @@ SET ROLE cx_pub_plain;
 SET compressx.logical_body_messages = off;
 RESET ROLE;
 DROP ROLE cx_pub_plain;
+-- a role that is no superuser publishes its own compressx table: the guard
+-- reads nothing that role may not (dynamic_library_path is superuser-only)
+CREATE ROLE cx_pub_owner;
+DO $$ BEGIN EXECUTE format('GRANT CREATE ON DATABASE %I TO cx_pub_owner', current_database()); END $$;
+CREATE TABLE pub_owned (id int PRIMARY KEY, b text) USING compressx;
+ALTER TABLE pub_owned OWNER TO cx_pub_owner;
+SET ROLE cx_pub_owner;
+CREATE PUBLICATION cx_p9 FOR TABLE pub_owned;
+ALTER PUBLICATION cx_p9 SET TABLE pub_owned;
+DROP PUBLICATION cx_p9;
+RESET ROLE;
+DROP TABLE pub_owned;
+DO $$ BEGIN EXECUTE format('REVOKE CREATE ON DATABASE %I FROM cx_pub_owner', current_database()); END $$;
+DROP ROLE cx_pub_owner;
 RESET client_min_messages;
 DROP PUBLICATION cx_p1, cx_p2, cx_p3, cx_p4, cx_p5;
 DROP TABLE pub_heap, pub_cx, pub_parted;

@@ -14,6 +14,8 @@
 #    settings; a metadata resync keeps the dictionary values use;
 #  - create_distributed_table of a table with settings and a dictionary,
 #    alter_distributed_table and undistribute_table keep them;
+#  - a worker down during recompress_table, and the retry; a node added
+#    later, citus_push, a rebalance onto it;
 #  - ALTER TABLE .. SET ACCESS METHOD heap and back on the distributed table;
 #  - a table another role names like a shard follows nothing.
 use strict;
@@ -252,6 +254,45 @@ is(on_placements('docs', q{SELECT a.amname FROM pg_class c JOIN pg_am a ON a.oid
 same_data('after SET ACCESS METHOD compressx');
 is(on_placements('docs', q{SELECT (dictionary IS NOT NULL)::text FROM compressx.column_codec_settings(%L) WHERE column_name = 'body'}),
 	'true,true,true,true,true', 'the settings stayed with the table');
+
+# a worker down during recompress_table: the live worker's shards are
+# rewritten, the call fails naming the others; the retry finishes
+$w2->stop;
+($rc, $out, $err) = $coord->psql('postgres', "SELECT * FROM recompress_table('docs', 'pglz')");
+isnt($rc, 0, 'recompress_table fails while a worker is down');
+my $w2port = $w2->port;
+like($err, qr/could not recompress every shard of "public\.docs".*shard \d+ on node 127\.0\.0\.1:$w2port/s,
+	'the error names the shards of the worker that is down') or diag $err;
+$w2->start;
+my $after_retry = cq("SELECT string_agg(column_name || '=' || values_rewritten, ',' ORDER BY column_name) FROM recompress_table('docs', 'pglz')");
+ok($after_retry =~ /^body=\d+,meta=\d+,note=\d+$/, "the retry finishes: $after_retry");
+is(on_placements('docs', q{SELECT codec FROM compressx.column_codec_settings(%L) WHERE column_name = 'body'}),
+	'pglz,pglz,pglz,pglz,pglz', 'after the retry every shard follows pglz');
+is(on_placements('docs', q{SELECT count(*) FROM compressx.column_settings WHERE relid = %L::regclass}),
+	'0,0,0,0,0', 'and no shard keeps rows of its own');
+is(cq("SELECT (methods ?| array['zstd', 'lz4'])::text FROM compressx.column_stats('docs') WHERE column_name = 'body'"),
+	'false', 'no body value is left in another codec');
+same_data('after recompress_table with a worker down, and its retry');
+
+# a node added later: compressx reaches it with Citus; citus_push gives it
+# the settings; a rebalance moves shards there
+my $w3 = PostgreSQL::Test::Cluster->new('w3');
+$w3->init(allows_streaming => 'logical');
+$w3->append_conf('postgresql.conf', $w1->safe_psql('postgres',
+	"SELECT string_agg(name || ' = ' || quote_literal(setting), E'\n') FROM pg_settings WHERE name IN ('shared_preload_libraries', 'listen_addresses', 'citus.local_hostname', 'max_prepared_transactions', 'max_replication_slots', 'max_wal_senders', 'max_worker_processes', 'dynamic_library_path')") . "\n");
+$w3->start;
+$w3->safe_psql('postgres', 'CREATE EXTENSION citus');
+cq(sprintf("SELECT citus_add_node('127.0.0.1', %d)", $w3->port));
+is($w3->safe_psql('postgres', "SELECT extversion FROM pg_extension WHERE extname = 'compressx'"),
+	cq("SELECT extversion FROM pg_extension WHERE extname = 'compressx'"), 'citus_add_node created compressx on the new node');
+cq("SELECT compressx.citus_push(logicalrelid) FROM pg_dist_partition");
+cq("SELECT rebalance_table_shards('docs', shard_transfer_mode => 'block_writes')");
+ok(cq("SELECT count(*) FROM pg_dist_shard_placement p JOIN pg_dist_shard s USING (shardid) WHERE s.logicalrelid = 'docs'::regclass AND p.nodeport = " . $w3->port) > 0,
+	'the rebalance moved shards of docs to the new node');
+same_data('after the rebalance onto the new node');
+is(on_placements('docs', q{SELECT codec FROM compressx.column_codec_settings(%L) WHERE column_name = 'body'}),
+	'pglz,pglz,pglz,pglz,pglz', 'the shards on the new node follow the settings');
+is(cq("SELECT count(*) FROM compressx.verify('docs')"), '0', 'verify after the rebalance');
 
 # a table with settings and a dictionary, then distributed: the settings
 # reach the workers when create_distributed_table commits; the rows it
