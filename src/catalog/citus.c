@@ -334,17 +334,26 @@ defer_push(Oid relid)
 static void
 push_outside_transaction(Oid relid, const char *command)
 {
-	Oid			types[1] = {TEXTOID};
-	Datum		values[1];
-	const char *probe = "SELECT pg_catalog.string_agg(nodename || ':' || nodeport || ': ' || result, '; ') "
-		"FROM pg_catalog.run_command_on_workers($1) WHERE NOT success";
+	Oid			types[2] = {TEXTOID, TEXTOID};
+	Datum		values[2];
+	char		nulls[2] = {' ', ' '};
+	const char *probe = "SELECT pg_catalog.string_agg(nodename || ':' || nodeport || ': ' || "
+		"CASE WHEN success THEN 'compressx ' || coalesce(nullif(result, ''), 'not') || ' installed there' "
+		"ELSE result END, '; ') "
+		"FROM pg_catalog.run_command_on_workers($1) "
+		"WHERE NOT success OR ($2 IS NOT NULL AND result IS DISTINCT FROM $2)";
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	for (int step = 0; step < 2; step++)
 	{
-		values[0] = CStringGetTextDatum(step == 0 ? "SELECT 1" : command);
-		if (SPI_execute_with_args(probe, 1, types, values, NULL, false, 1) != SPI_OK_SELECT)
+		/* first every worker must answer, with the same compressx */
+		values[0] = CStringGetTextDatum(step == 0 ?
+										"SELECT extversion FROM pg_catalog.pg_extension WHERE extname = 'compressx'" :
+										command);
+		values[1] = CStringGetTextDatum(cx_citus_installed_version());
+		nulls[1] = step == 0 ? ' ' : 'n';
+		if (SPI_execute_with_args(probe, 2, types, values, nulls, false, 1) != SPI_OK_SELECT)
 			elog(ERROR, "run_command_on_workers failed");
 		if (SPI_processed == 1)
 		{
@@ -352,18 +361,14 @@ push_outside_transaction(Oid relid, const char *command)
 			Datum		d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
 
 			if (!isnull)
-			{
-				char	   *failures = TextDatumGetCString(d);
-
 				ereport(ERROR,
 						(errcode(ERRCODE_CONNECTION_FAILURE),
 						 errmsg("could not send the compression settings of \"%s\" to every node",
 								get_rel_name(relid)),
 						 errdetail(step == 0 ? "Nothing was sent: %s" :
-								   "The nodes not named have them: %s", failures),
-						 errhint("Call SELECT compressx.citus_push(%s) when every node answers.",
-								 quoted_name(relid))));
-			}
+								   "The nodes not named have them: %s", TextDatumGetCString(d)),
+						 errhint("Call SELECT compressx.citus_push(%s) when every node answers with compressx %s.",
+								 quoted_name(relid), cx_citus_installed_version())));
 		}
 	}
 	SPI_finish();

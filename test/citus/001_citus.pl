@@ -374,6 +374,16 @@ is(cq("SELECT count(*) FROM compressx.dictionaries WHERE dict_id = $loc_dict"), 
 ($rc, $out, $err) = $coord->psql('postgres', "SELECT * FROM compressx.citus_recompress_table('docs', 'lz4', NULL, NULL)");
 like($err, qr/is called by compressx's functions on a Citus table/, 'citus_recompress_table refuses a direct call');
 
+# a worker with another compressx version: the change is refused, naming
+# the versions, and nothing changes anywhere
+$w1->safe_psql('postgres', "UPDATE pg_extension SET extversion = '0.2.0' WHERE extname = 'compressx'");
+($rc, $out, $err) = $coord->psql('postgres', "SELECT compressx.set_column_codec('ref_docs', 'label', 'zstd')");
+like($err, qr/compressx 0\.2\.0 (is installed on this node, the coordinator has 0\.3\.0|installed there)/,
+	'a worker with another compressx version refuses the settings') or diag $err;
+$w1->safe_psql('postgres', "UPDATE pg_extension SET extversion = '0.3.0' WHERE extname = 'compressx'");
+is(on_placements('ref_docs', q{SELECT codec FROM compressx.column_codec_settings(%L) WHERE column_name = 'label'}),
+	'lz4,lz4,lz4,lz4', 'no placement changed');
+
 # bad input
 ($rc, $out, $err) = $coord->psql('postgres', "CALL compressx.recompress_online('docs', 'lz4')");
 like($err, qr/does not run on Citus table/, 'recompress_online refuses a Citus table');
