@@ -49,6 +49,51 @@ COMMENT ON FUNCTION compressx.citus_in_fan_out() IS
 -- arguments).  Each shard placement runs the function in a transaction of
 -- its own, in parallel; a failure names the shard and node.
 
+-- The wrappers below run only inside compressx's fan-out.
+CREATE FUNCTION compressx.citus_fan_out_only(fn text)
+RETURNS void
+LANGUAGE plpgsql VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF NOT compressx.citus_in_fan_out() THEN
+        RAISE EXCEPTION 'compressx.%() is called by compressx''s functions on a Citus table', fn
+            USING HINT = 'Call the function without citus_ in its name.';
+    END IF;
+END
+$$;
+
+-- call (a set-returning call whose %L is the shard) on one placement of
+-- each shard of rel: its rows, all shards together, as a jsonb array.
+-- sample_rows, when given, is shared out among the shards (%s in call).
+CREATE FUNCTION compressx.citus_on_shards(rel regclass, call text, sample_rows integer)
+RETURNS jsonb
+LANGUAGE plpgsql VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    per_shard integer;
+    results jsonb := '[]';
+    p record;
+BEGIN
+    IF sample_rows IS NOT NULL THEN
+        SELECT GREATEST(1, ceil(sample_rows::numeric / GREATEST(1, count(*))))::integer INTO per_shard
+        FROM pg_dist_shard WHERE logicalrelid = rel;
+    END IF;
+    FOR p IN SELECT * FROM run_command_on_shards(rel, format(
+            'SELECT COALESCE(pg_catalog.json_agg(s), ''[]'') FROM ' || call || ' s',
+            '%L', coalesce(per_shard::text, 'NULL')))
+    LOOP
+        IF NOT p.success THEN
+            RAISE EXCEPTION 'could not read shard % of "%"', p.shardid, rel
+                USING DETAIL = p.result;
+        END IF;
+        results := results || p.result::jsonb;
+    END LOOP;
+    RETURN results;
+END
+$$;
+
 -- Every placement: replicas of a reference table may differ.
 CREATE FUNCTION compressx.citus_verify(rel regclass)
 RETURNS TABLE (relation regclass, ctid tid, column_name name, problem text)
@@ -61,10 +106,7 @@ DECLARE
     v record;
     n integer := 0;
 BEGIN
-    IF NOT compressx.citus_in_fan_out() THEN
-        RAISE EXCEPTION 'compressx.%() is called by compressx''s functions on a Citus table', 'citus_verify'
-            USING HINT = 'Call the function without citus_ in its name.';
-    END IF;
+    PERFORM compressx.citus_fan_out_only('citus_verify');
     FOR p IN SELECT * FROM run_command_on_placements(rel,
             'SELECT COALESCE(pg_catalog.json_agg(v), ''[]'') FROM compressx.verify(%L) v')
     LOOP
@@ -97,28 +139,10 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_column
 DECLARE
-    per_shard integer;
-    results jsonb := '[]';
-    p record;
+    results jsonb;
 BEGIN
-    IF NOT compressx.citus_in_fan_out() THEN
-        RAISE EXCEPTION 'compressx.%() is called by compressx''s functions on a Citus table', 'citus_stored_summary'
-            USING HINT = 'Call the function without citus_ in its name.';
-    END IF;
-    IF sample_rows IS NOT NULL THEN
-        SELECT GREATEST(1, ceil(sample_rows::numeric / GREATEST(1, count(*))))::integer INTO per_shard
-        FROM pg_dist_shard WHERE logicalrelid = rel;
-    END IF;
-    FOR p IN SELECT * FROM run_command_on_shards(rel, format(
-            'SELECT COALESCE(pg_catalog.json_agg(s), ''[]'') FROM compressx.stored_summary(%%L, %L) s',
-            per_shard))
-    LOOP
-        IF NOT p.success THEN
-            RAISE EXCEPTION 'could not read shard % of "%"', p.shardid, rel
-                USING DETAIL = p.result;
-        END IF;
-        results := results || p.result::jsonb;
-    END LOOP;
+    PERFORM compressx.citus_fan_out_only('citus_stored_summary');
+    results := compressx.citus_on_shards(rel, 'compressx.stored_summary(%s, %s)', sample_rows);
     RETURN QUERY
     SELECT x.column_name, x.method, sum(x."values")::bigint, sum(x.external_values)::bigint,
            sum(x.raw_bytes)::bigint, sum(x.stored_bytes)::bigint
@@ -143,26 +167,10 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_column
 DECLARE
-    per_shard integer;
-    results jsonb := '[]';
-    p record;
+    results jsonb;
 BEGIN
-    IF NOT compressx.citus_in_fan_out() THEN
-        RAISE EXCEPTION 'compressx.%() is called by compressx''s functions on a Citus table', 'citus_advise'
-            USING HINT = 'Call the function without citus_ in its name.';
-    END IF;
-    SELECT GREATEST(1, ceil(sample_rows::numeric / GREATEST(1, count(*))))::integer INTO per_shard
-    FROM pg_dist_shard WHERE logicalrelid = rel;
-    FOR p IN SELECT * FROM run_command_on_shards(rel, format(
-            'SELECT COALESCE(pg_catalog.json_agg(s), ''[]'') FROM compressx.advise(%%L, %L, %L) s',
-            per_shard, min_compress_mb_s))
-    LOOP
-        IF NOT p.success THEN
-            RAISE EXCEPTION 'could not sample shard % of "%"', p.shardid, rel
-                USING DETAIL = p.result;
-        END IF;
-        results := results || p.result::jsonb;
-    END LOOP;
+    PERFORM compressx.citus_fan_out_only('citus_advise');
+    results := compressx.citus_on_shards(rel, format('compressx.advise(%%s, %%s, %L)', min_compress_mb_s), sample_rows);
     RETURN QUERY
     WITH m AS (
         SELECT x.column_name, x.codec, x.level, x.dictionary,
@@ -206,10 +214,7 @@ DECLARE
     failures text := '';
     p record;
 BEGIN
-    IF NOT compressx.citus_in_fan_out() THEN
-        RAISE EXCEPTION 'compressx.%() is called by compressx''s functions on a Citus table', 'citus_recompress_table'
-            USING HINT = 'Call the function without citus_ in its name.';
-    END IF;
+    PERFORM compressx.citus_fan_out_only('citus_recompress_table');
     -- run_command_on_placements formats the command again: a % in the
     -- arguments must reach it doubled
     FOR p IN SELECT * FROM run_command_on_placements(rel, format(
