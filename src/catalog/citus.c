@@ -70,11 +70,12 @@ citus_catalog(const char *name)
 
 /*
  * The first row of Citus catalog table "catalog" whose column keycol equals
- * key (compared with procedure eqproc): its column outcol, *found set.
+ * key (compared with procedure eqproc): its column outcol, *found set, and
+ * *is_new (if not NULL) whether the current transaction wrote the row.
  */
 static Datum
 citus_lookup(const char *catalog, const char *keycol, RegProcedure eqproc, Datum key,
-			 const char *outcol, bool *found)
+			 const char *outcol, bool *found, bool *is_new)
 {
 	Oid			catoid = citus_catalog(catalog);
 	Relation	crel;
@@ -86,6 +87,8 @@ citus_lookup(const char *catalog, const char *keycol, RegProcedure eqproc, Datum
 	AttrNumber	outatt;
 
 	*found = false;
+	if (is_new)
+		*is_new = false;
 	if (!OidIsValid(catoid))
 		return result;
 	keyatt = get_attnum(catoid, keycol);
@@ -101,6 +104,8 @@ citus_lookup(const char *catalog, const char *keycol, RegProcedure eqproc, Datum
 
 		result = heap_getattr(tup, outatt, RelationGetDescr(crel), &isnull);
 		*found = !isnull;
+		if (is_new)
+			*is_new = TransactionIdIsCurrentTransactionId(HeapTupleHeaderGetXmin(tup->t_data));
 	}
 	systable_endscan(scan);
 	table_close(crel, AccessShareLock);
@@ -113,7 +118,7 @@ cx_citus_is_table(Oid relid)
 	bool		found;
 
 	(void) citus_lookup("pg_dist_partition", "logicalrelid", F_OIDEQ,
-						ObjectIdGetDatum(relid), "logicalrelid", &found);
+						ObjectIdGetDatum(relid), "logicalrelid", &found, NULL);
 	return found;
 }
 
@@ -124,24 +129,12 @@ cx_citus_is_table(Oid relid)
 static bool
 citus_table_is_new(Oid relid)
 {
-	Oid			catoid = citus_catalog("pg_dist_partition");
-	Relation	crel;
-	ScanKeyData skey;
-	SysScanDesc scan;
-	HeapTuple	tup;
-	bool		result = false;
+	bool		found;
+	bool		is_new;
 
-	if (!OidIsValid(catoid))
-		return false;
-	crel = table_open(catoid, AccessShareLock);
-	ScanKeyInit(&skey, get_attnum(catoid, "logicalrelid"), BTEqualStrategyNumber, F_OIDEQ,
-				ObjectIdGetDatum(relid));
-	scan = systable_beginscan(crel, InvalidOid, false, NULL, 1, &skey);
-	if ((tup = systable_getnext(scan)) != NULL)
-		result = TransactionIdIsCurrentTransactionId(HeapTupleHeaderGetXmin(tup->t_data));
-	systable_endscan(scan);
-	table_close(crel, AccessShareLock);
-	return result;
+	(void) citus_lookup("pg_dist_partition", "logicalrelid", F_OIDEQ,
+						ObjectIdGetDatum(relid), "logicalrelid", &found, &is_new);
+	return found && is_new;
 }
 
 /* Whether this node is the coordinator (Citus group 0). */
@@ -213,7 +206,7 @@ cx_citus_shell_of(Oid relid, bool new_relation, bool *with_dictionaries)
 
 	shell = DatumGetObjectId(citus_lookup("pg_dist_shard", "shardid", F_INT8EQ,
 										  Int64GetDatum(shardid), "logicalrelid",
-										  &found));
+										  &found, NULL));
 	if (found)
 		*with_dictionaries = true;
 	else if (new_relation)
