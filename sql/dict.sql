@@ -92,8 +92,8 @@ SELECT compressx.train_dictionary('dj', 'n');                    -- not variable
 SELECT compressx.train_dictionary('dj', 'doc', 100);             -- dict_size
 SELECT compressx.train_dictionary('dj', 'doc', 4096, 0);         -- sample_rows
 SELECT compressx.train_dictionary('dj', NULL);
-SELECT compressx.set_column_codec('dj', 'doc', 'lz4');
-SELECT compressx.train_dictionary('dj', 'doc');                  -- lz4 column
+SELECT compressx.set_column_codec('dj', 'doc', 'pglz');
+SELECT compressx.train_dictionary('dj', 'doc');                  -- pglz column
 CREATE VIEW dj_view AS SELECT * FROM dj;
 SELECT compressx.train_dictionary('dj_view', 'doc');
 CREATE TABLE dj_parted (id int, doc text) PARTITION BY RANGE (id);
@@ -142,6 +142,46 @@ UPDATE compressx.dictionaries SET dict = '\x37a430ec00000000ffff'::bytea WHERE d
 SELECT length(doc) FROM dj3 WHERE id = 10001;
 \set VERBOSITY default
 DROP TABLE dj3;
+
+-- lz4 with a dictionary: compressx's own format (version 2), checksummed;
+-- train_dictionary serves lz4 columns too
+CREATE TABLE dl (id integer PRIMARY KEY, doc text, n integer) USING compressx;
+SELECT compressx.set_column_codec('dl', 'doc', 'lz4');
+INSERT INTO dl SELECT id, doc, 0 FROM dj_copy;
+SELECT stored_bytes AS lz4_bytes, methods FROM compressx.column_stats('dl') WHERE column_name = 'doc' \gset
+SELECT :'methods' AS methods_before;
+SELECT compressx.train_dictionary('dl', 'doc', 8192) AS d5 \gset
+SELECT column_name, codec, level, dictionary = :d5 AS has_dictionary
+FROM compressx.column_codec_settings('dl') WHERE column_name = 'doc';
+VACUUM FULL dl;
+SELECT stored_bytes < 0.75 * :lz4_bytes AS shrank_by_25_percent, methods
+FROM compressx.column_stats('dl') WHERE column_name = 'doc';
+SELECT count(*) AS differing FROM dl JOIN dj_copy c USING (id) WHERE dl.doc IS DISTINCT FROM c.doc;
+-- values too large for the row go out of line (a reference of version 2)
+CREATE TABLE dl_big AS
+SELECT 100000 + id AS id, doc || (SELECT string_agg(md5(k::text || id), '') FROM generate_series(1, 200) k) AS doc
+FROM dj_copy WHERE id <= 20;
+INSERT INTO dl SELECT id, doc, 0 FROM dl_big;
+SELECT method, external FROM compressx.value_storage('dl', (SELECT ctid FROM dl WHERE id = 100001), 'doc');
+SELECT count(*) AS differing FROM dl JOIN dl_big b USING (id) WHERE dl.doc IS DISTINCT FROM b.doc;
+-- an UPDATE of another column keeps the stored value; one of the column re-encodes it
+UPDATE dl SET n = n + 1 WHERE id <= 100 OR id > 100000;
+UPDATE dl SET doc = doc || ' ' WHERE id % 100 = 7 AND id < 100000;
+SELECT count(*) AS differing FROM dl JOIN dj_copy c ON c.id = dl.id % 100000
+LEFT JOIN dl_big b ON b.id = dl.id
+WHERE dl.doc IS DISTINCT FROM CASE WHEN dl.id > 100000 THEN b.doc
+                                   WHEN dl.id % 100 = 7 THEN c.doc || ' ' ELSE c.doc END;
+SELECT count(*) AS damaged FROM compressx.verify('dl');
+-- another codec retires the dictionary, and lz4 again does not revive it
+SELECT compressx.set_column_codec('dl', 'doc', 'lz4', 9);
+SELECT column_name, codec, level, dictionary FROM compressx.column_codec_settings('dl') WHERE column_name = 'doc';
+SELECT column_name, values_rewritten > 0 AS rewritten FROM recompress_table('dl', 'lz4', columns => '{doc}');
+SELECT methods FROM compressx.column_stats('dl') WHERE column_name = 'doc';
+SELECT count(*) AS differing FROM dl JOIN dj_copy c ON c.id = dl.id % 100000
+LEFT JOIN dl_big b ON b.id = dl.id
+WHERE dl.doc IS DISTINCT FROM CASE WHEN dl.id > 100000 THEN b.doc
+                                   WHEN dl.id % 100 = 7 THEN c.doc || ' ' ELSE c.doc END;
+DROP TABLE dl, dl_big;
 
 -- dictionaries go with their table
 SELECT count(*) > 0 AS has_dictionaries FROM compressx.dictionaries WHERE relid = 'dj'::regclass;

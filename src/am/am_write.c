@@ -142,8 +142,9 @@ keep_core_external(struct varlena *v, const CxColumnSetting *s, char attstorage)
 
 /*
  * Whether an UPDATE may keep the stored form old of an unchanged value in a
- * column set to s: always, except a value in compressx's own format (zstd)
- * when the column is no longer set to zstd.  Then the new version is
+ * column set to s: always, except a value in compressx's own format (zstd,
+ * or lz4 with a dictionary) when the column no longer produces that format
+ * (zstd, or lz4 with a dictionary).  Then the new version is
  * encoded afresh, so that once a column leaves zstd, rows written from then
  * on hold no value only compressx can read: recompress_online's move of a
  * table to heap relies on it (doc/online.md).
@@ -151,7 +152,8 @@ keep_core_external(struct varlena *v, const CxColumnSetting *s, char attstorage)
 static inline bool
 reusable(const void *old, const CxColumnSetting *s)
 {
-	return !cx_is_own_datum(old) || s->codec->id == CX_CODEC_ZSTD;
+	return !cx_is_own_datum(old) || s->codec->id == CX_CODEC_ZSTD ||
+		(s->codec->id == CX_CODEC_LZ4 && s->dict_id != 0);
 }
 
 /*
@@ -278,7 +280,7 @@ plan_row(Relation rel, const CxColumnSetting *settings,
 			continue;
 		}
 		enc = cx_encode(plain, s->codec, s->level, s->dict_id,
-						s->dict_id != 0 ? cx_dict_cdict(s->dict_id, s->level) : NULL);
+						s->dict_id != 0 ? cx_dict_for_encode(s->dict_id, s->codec, s->level) : NULL);
 		vals[i] = PointerGetDatum(enc ? enc : plain);
 	}
 

@@ -78,6 +78,7 @@ typedef struct DictEntry
 	ZSTD_DDict *ddict;
 	ZSTD_CDict *cdict;			/* for cdict_level, or NULL */
 	int			cdict_level;
+	CxLz4Dict  *lz4;			/* for lz4, made on first use, or NULL */
 } DictEntry;
 
 static HTAB *dict_cache = NULL;
@@ -96,6 +97,7 @@ dict_cache_flush(void)
 	{
 		ZSTD_freeDDict(e->ddict);
 		ZSTD_freeCDict(e->cdict);
+		cx_codec_lz4_dict_free(e->lz4);
 		pfree(e->dict);
 	}
 	hash_destroy(dict_cache);
@@ -200,6 +202,7 @@ dict_load(int32 dict_id)
 		entry->ddict = ddict;
 		entry->cdict = NULL;
 		entry->cdict_level = 0;
+		entry->lz4 = NULL;
 	}
 	systable_endscan(scan);
 	table_close(rel, AccessShareLock);
@@ -217,18 +220,56 @@ dict_find(int32 dict_id)
 	return e ? e : dict_load(dict_id);
 }
 
+/* The lz4 digest of entry e, made on first use. */
+static const CxLz4Dict *
+dict_lz4(DictEntry *e)
+{
+	if (e->lz4 == NULL)
+	{
+		e->lz4 = cx_codec_lz4_dict_create(VARDATA(e->dict), VARSIZE(e->dict) - VARHDRSZ);
+		if (e->lz4 == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("dictionary %d in compressx.dictionaries is unusable for lz4", e->dict_id)));
+	}
+	return e->lz4;
+}
+
+/* Decoding's lookup (format.h): the digest for codec_id. */
+static const void *
+dict_for_decode(int32 dict_id, int codec_id)
+{
+	DictEntry  *e = dict_id > 0 ? dict_find(dict_id) : NULL;
+
+	if (e == NULL)
+		return NULL;
+	return codec_id == CX_CODEC_LZ4 ? (const void *) dict_lz4(e) : (const void *) e->ddict;
+}
+
 void
 cx_dict_init(void)
 {
-	cx_set_ddict_lookup(cx_dict_ddict);
+	cx_set_ddict_lookup(dict_for_decode);
 }
 
 const void *
 cx_dict_ddict(int32 dict_id)
 {
-	DictEntry  *e = dict_id > 0 ? dict_find(dict_id) : NULL;
+	return dict_for_decode(dict_id, CX_CODEC_ZSTD);
+}
 
-	return e ? e->ddict : NULL;
+const void *
+cx_dict_for_encode(int32 dict_id, const CxCodec *codec, int level)
+{
+	DictEntry  *e;
+
+	if (codec->id == CX_CODEC_ZSTD)
+		return cx_dict_cdict(dict_id, level);
+	Assert(codec->id == CX_CODEC_LZ4);
+	e = dict_find(dict_id);
+	if (e == NULL)
+		return cx_dict_cdict(dict_id, level);	/* warns, returns NULL */
+	return dict_lz4(e);
 }
 
 const void *

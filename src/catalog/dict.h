@@ -25,6 +25,13 @@ extern const void *cx_dict_ddict(int32 dict_id);
  */
 extern const void *cx_dict_cdict(int32 dict_id, int level);
 
+/*
+ * The digested dictionary dict_id for compressing with codec at level: as
+ * cx_dict_cdict() for zstd, a CxLz4Dict for lz4 (storage/codec.h).
+ */
+struct CxCodec;
+extern const void *cx_dict_for_encode(int32 dict_id, const struct CxCodec *codec, int level);
+
 /* A digested dict for compressing at level, or for decompressing; NULL on failure. */
 extern void *cx_dict_digest(const bytea *dict, int level, bool for_compress);
 extern void cx_dict_free_digested(void *cdict, void *ddict);

@@ -483,7 +483,8 @@ resolve_uncached(Relation rel, Oid relid, CxColumnSetting *out)
 		if (cs->min_size >= 0)
 			s->min_size = cs->min_size;
 		/* a dictionary serves the table it was trained on only */
-		if (s->codec->id == CX_CODEC_ZSTD && (from == relid || (shell_dicts && from == shell)))
+		if ((s->codec->id == CX_CODEC_ZSTD || s->codec->id == CX_CODEC_LZ4) &&
+			(from == relid || (shell_dicts && from == shell)))
 			s->dict_id = cs->dict_id;
 		s->explicit_setting = true;
 	}
@@ -579,7 +580,12 @@ cx_store_column_setting(Oid relid, const char *attname, AttrNumber attnum,
 	cx_settings_exec("WITH u AS (UPDATE compressx.column_settings s "
 				  "SET attname = $2, codec = $4, level = $5, "
 				  "min_size = CASE WHEN $7 THEN s.min_size ELSE $6 END, "
-				  /* another codec retires the dictionary: zstd later does not revive it */
+				  /*
+				   * Another codec, and any setting of an lz4 column, retires the
+				   * dictionary: zstd later does not revive it.  An lz4 column
+				   * gets one from train_dictionary() only, so that settings
+				   * written for a move to heap (online_move.c) never keep one.
+				   */
 				  "dict_id = CASE WHEN $4 = 'zstd' THEN s.dict_id END "
 				  "WHERE s.relid = $1 AND s.attnum = $3 RETURNING 1) "
 				  "INSERT INTO compressx.column_settings "

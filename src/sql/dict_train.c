@@ -231,8 +231,8 @@ compressx_train_dictionary(PG_FUNCTION_ARGS)
 	int64		nbytes;
 	const char *error = NULL;
 	ListCell   *lc;
-	Oid			types[7] = {OIDOID, NAMEOID, BYTEAOID, INT4OID, INT8OID, INT2OID, INT4OID};
-	Datum		values[7];
+	Oid			types[8] = {OIDOID, NAMEOID, BYTEAOID, INT4OID, INT8OID, INT2OID, INT4OID, TEXTOID};
+	Datum		values[8];
 	bytea	   *dictval;
 	NameData	attname;
 	int32		dict_id;
@@ -273,13 +273,14 @@ compressx_train_dictionary(PG_FUNCTION_ARGS)
 	attnum = cx_check_settings_column(relid, column);
 	settings = palloc(sizeof(CxColumnSetting) * RelationGetDescr(rel)->natts);
 	cx_resolve_settings(rel, settings);
-	if (settings[attnum - 1].codec->id != CX_CODEC_ZSTD)
+	if (settings[attnum - 1].codec->id != CX_CODEC_ZSTD &&
+		settings[attnum - 1].codec->id != CX_CODEC_LZ4)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("column \"%s\" of relation \"%s\" is compressed with %s, and dictionaries serve zstd only",
+				 errmsg("column \"%s\" of relation \"%s\" is compressed with %s, and dictionaries serve zstd and lz4 only",
 						column, RelationGetRelationName(rel),
 						settings[attnum - 1].codec->name),
-				 errhint("Choose zstd first: SELECT compressx.set_column_codec('%s', '%s', 'zstd');",
+				 errhint("Choose zstd or lz4 first: SELECT compressx.set_column_codec('%s', '%s', 'zstd');",
 						 RelationGetRelationName(rel), column)));
 
 	/*
@@ -368,6 +369,7 @@ compressx_train_dictionary(PG_FUNCTION_ARGS)
 	values[4] = Int64GetDatum(nbytes);
 	values[5] = Int16GetDatum(attnum);
 	values[6] = Int32GetDatum(settings[attnum - 1].level);
+	values[7] = CStringGetTextDatum(settings[attnum - 1].codec->name);
 	dict_id = cx_settings_exec(
 		"WITH d AS (INSERT INTO compressx.dictionaries "
 		"(relid, attname, dict, sample_values, sample_bytes) "
@@ -377,10 +379,10 @@ compressx_train_dictionary(PG_FUNCTION_ARGS)
 		"WHERE s.relid = $1 AND s.attnum = $6 RETURNING 1), "
 		"s AS (INSERT INTO compressx.column_settings "
 		"(relid, attname, attnum, codec, level, dict_id) "
-		"SELECT $1::pg_catalog.oid::pg_catalog.regclass, $2, $6, 'zstd', $7, d.dict_id FROM d "
+		"SELECT $1::pg_catalog.oid::pg_catalog.regclass, $2, $6, $8, $7, d.dict_id FROM d "
 		"WHERE NOT EXISTS (SELECT FROM u)) "
 		"SELECT dict_id FROM d",
-		7, types, values, NULL);
+		8, types, values, NULL);
 	if (dict_id <= 0)
 		elog(ERROR, "could not store the zstd dictionary");
 	/* a Citus table's shards use it too: kept when the table is dropped */

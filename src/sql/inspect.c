@@ -85,7 +85,7 @@ compressx_ratio_sample_rows(PG_FUNCTION_ARGS)
 }
 
 static const char *const stored_method_names[CX_STORED_METHOD_COUNT] = {
-	"none", "pglz", "lz4", "zstd", "other"
+	"none", "pglz", "lz4", "zstd", "other", "lz4+dict"
 };
 
 const char *
@@ -146,7 +146,8 @@ cx_inspect_datum(Datum value, CxStoredValue *out)
 		out->external = info.external;
 		out->stored_bytes = info.stored_bytes;
 		out->raw_bytes = info.raw_bytes;
-		out->method = info.codec_id == CX_CODEC_ZSTD ? CX_STORED_ZSTD : CX_STORED_OTHER;
+		out->method = info.codec_id == CX_CODEC_ZSTD ? CX_STORED_ZSTD :
+			info.codec_id == CX_CODEC_LZ4 ? CX_STORED_LZ4_DICT : CX_STORED_OTHER;
 	}
 	else if (VARATT_IS_COMPRESSED(attr))
 	{

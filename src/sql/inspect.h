@@ -20,10 +20,11 @@ typedef enum CxStoredMethod
 	CX_STORED_PGLZ = 1,
 	CX_STORED_LZ4 = 2,
 	CX_STORED_ZSTD = 3,			/* compressx's own format */
-	CX_STORED_OTHER = 4			/* method bits nobody we know uses */
+	CX_STORED_OTHER = 4,		/* method bits nobody we know uses */
+	CX_STORED_LZ4_DICT = 5		/* compressx's own format: lz4, dictionary */
 } CxStoredMethod;
 
-#define CX_STORED_METHOD_COUNT 5
+#define CX_STORED_METHOD_COUNT 6
 
 typedef struct CxStoredValue
 {

@@ -415,7 +415,7 @@ begin_batch(OnlineRun *run, Batch *b)
 
 		b->target[attnum - 1] = true;
 		if (run->is_cx)
-			b->method[attnum - 1] = cx_stored_method_of_codec(b->settings[attnum - 1].codec);
+			b->method[attnum - 1] = cx_stored_method_of_setting(&b->settings[attnum - 1]);
 		else
 		{
 			b->cmethod[attnum - 1] = targets[t].method;
@@ -554,15 +554,17 @@ plain_to_compress(Batch *b, int i, const CxStoredValue *sv)
 }
 
 /*
- * compressx: whether a zstd value of column i, set to zstd, names another
+ * compressx: whether a zstd value of column i, set to zstd (or an lz4 value
+ * with a dictionary, set to lz4 with one), names another
  * dictionary than the column's current one (or none where it has one, or
  * one where it has none): the dictionary is part of the target.
  */
 static bool
 other_dictionary(Batch *b, int i, const CxStoredValue *sv, Datum d)
 {
-	if (!b->check_dicts || sv->method != CX_STORED_ZSTD ||
-		b->method[i] != CX_STORED_ZSTD)
+	if (!b->check_dicts ||
+		(sv->method != CX_STORED_ZSTD && sv->method != CX_STORED_LZ4_DICT) ||
+		b->method[i] != sv->method)
 		return false;
 	return cx_own_dict_id((const struct varlena *) DatumGetPointer(d),
 						  RelationGetRelid(b->rel)) != b->settings[i].dict_id;

@@ -345,7 +345,7 @@ cx_online_move_to_heap(OnlineRun *run, uint64 mark)
 	{
 		const CxColumnSetting *cs = &settings[get_attnum(run->relid, targets[t].name) - 1];
 
-		ok = cs->explicit_setting && cs->codec->id != CX_CODEC_ZSTD;
+		ok = cs->explicit_setting && cs->codec->id != CX_CODEC_ZSTD && cs->dict_id == 0;
 	}
 	table_close(rel, NoLock);
 	if (!ok)

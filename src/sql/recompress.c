@@ -121,6 +121,14 @@ cx_stored_method_of_codec(const CxCodec *codec)
 	}
 }
 
+CxStoredMethod
+cx_stored_method_of_setting(const CxColumnSetting *s)
+{
+	if (s->codec->id == CX_CODEC_LZ4 && s->dict_id != 0)
+		return CX_STORED_LZ4_DICT;
+	return cx_stored_method_of_codec(s->codec);
+}
+
 /*
  * Whether a stored value must be re-encoded for the target method.
  * Uncompressed values stay as they are unless the target is "none" (they
@@ -377,7 +385,7 @@ recompress_leaf(Oid relid, TargetColumn *targets, int ntargets, int leafno,
 		cx_resolve_settings(rel, st.settings);
 		for (int i = 0; i < tupdesc->natts; i++)
 			if (st.byattno[i])
-				st.byattno[i]->target = cx_stored_method_of_codec(st.settings[i].codec);
+				st.byattno[i]->target = cx_stored_method_of_setting(&st.settings[i]);
 		st.force = req->codec != NULL && !req->level_isnull;
 		/* stored forms do not tell which dictionary a value has: rewrite */
 		for (int i = 0; i < tupdesc->natts; i++)

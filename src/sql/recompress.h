@@ -71,6 +71,7 @@ extern CxStoredMethod cx_stored_method_of_char(char cmethod);
 
 /* The stored method a codec writes. */
 extern CxStoredMethod cx_stored_method_of_codec(const CxCodec *codec);
+extern CxStoredMethod cx_stored_method_of_setting(const CxColumnSetting *s);
 
 /*
  * Whether a stored value must be re-encoded for the target method.

@@ -25,6 +25,7 @@
 #include <lz4.h>
 #include <lz4hc.h>
 #define ZSTD_STATIC_LINKING_ONLY	/* for ZSTD_decompressBound */
+#include <zdict.h>
 #include <zstd.h>
 
 #include "common/pg_lzcompress.h"
@@ -47,6 +48,13 @@ static const CxCodec cx_codecs[CX_CODEC_COUNT] = {
 
 static ZSTD_CCtx *zstd_cctx = NULL;
 static ZSTD_DCtx *zstd_dctx = NULL;
+
+/* lz4 streams compressing with a dictionary, created once per backend */
+static LZ4_stream_t *lz4_work = NULL;
+static LZ4_streamHC_t *lz4hc_work = NULL;
+
+/* lz4's history window: a dictionary longer than this is cut to its end */
+#define CX_LZ4_WINDOW			(64 * 1024)
 
 /* compressx.max_codec_memory, in MB: zstd's compression memory per call */
 static int	cx_max_codec_memory_mb = 256;
@@ -332,11 +340,74 @@ zstd_compress_chunked(int level, const void *dict, const char *src, int32 srclen
 	return (int32) out.pos;
 }
 
+/*
+ * lz4 with a dictionary.  Level 1: the work stream becomes a copy of the
+ * digest's stream, which has the dictionary loaded (LZ4_attach_dictionary
+ * would avoid the 16 kB copy, but liblz4 does not export it).  Levels 2-12
+ * (HC): the HC stream loads the dictionary for every value (256 kB of state
+ * is no cheaper to copy); slow, as HC is.
+ */
+static int
+lz4_compress_with_dict(const CxLz4Dict *d, int level, const char *src,
+					   int32 srclen, char *dst, int32 dstcap)
+{
+	if (level <= 1)
+	{
+		if (lz4_work == NULL)
+			lz4_work = MemoryContextAlloc(TopMemoryContext, sizeof(LZ4_stream_t));
+		memcpy(lz4_work, d->stream, sizeof(LZ4_stream_t));
+		return LZ4_compress_fast_continue(lz4_work, src, dst, srclen, dstcap, 1);
+	}
+	if (lz4hc_work == NULL)
+	{
+		lz4hc_work = MemoryContextAlloc(TopMemoryContext, sizeof(LZ4_streamHC_t));
+		if (LZ4_initStreamHC(lz4hc_work, sizeof(LZ4_streamHC_t)) == NULL)
+			elog(ERROR, "could not initialize an lz4 stream");
+	}
+	LZ4_resetStreamHC_fast(lz4hc_work, level);
+	LZ4_loadDictHC(lz4hc_work, d->content, d->len);
+	return LZ4_compress_HC_continue(lz4hc_work, src, dst, srclen, dstcap);
+}
+
+CxLz4Dict *
+cx_codec_lz4_dict_create(const char *dict, int32 dictlen)
+{
+	CxLz4Dict  *d;
+	size_t		skip = 0;
+
+	/* a trained (zstd-format) dictionary: its content follows the header */
+	if (dictlen >= 8 && ZDICT_getDictID(dict, dictlen) != 0)
+	{
+		skip = ZDICT_getDictHeaderSize(dict, dictlen);
+		if (ZDICT_isError(skip) || skip >= (size_t) dictlen)
+			return NULL;
+	}
+	if ((size_t) dictlen - skip > CX_LZ4_WINDOW)
+		skip = dictlen - CX_LZ4_WINDOW;
+	d = MemoryContextAlloc(TopMemoryContext, sizeof(CxLz4Dict));
+	d->content = dict + skip;
+	d->len = dictlen - (int32) skip;
+	d->stream = MemoryContextAlloc(TopMemoryContext, sizeof(LZ4_stream_t));
+	if (LZ4_initStream(d->stream, sizeof(LZ4_stream_t)) == NULL)
+		elog(ERROR, "could not initialize an lz4 stream");
+	LZ4_loadDict(d->stream, d->content, d->len);
+	return d;
+}
+
+void
+cx_codec_lz4_dict_free(CxLz4Dict *d)
+{
+	if (d == NULL)
+		return;
+	pfree(d->stream);
+	pfree(d);
+}
+
 int32
 cx_codec_compress(const CxCodec *codec, int level, const void *dict,
 				  const char *src, int32 srclen, char *dst, int32 dstcap)
 {
-	Assert(dict == NULL || codec->id == CX_CODEC_ZSTD);
+	Assert(dict == NULL || codec->id == CX_CODEC_ZSTD || codec->id == CX_CODEC_LZ4);
 	switch (codec->id)
 	{
 		case CX_CODEC_NONE:
@@ -351,7 +422,10 @@ cx_codec_compress(const CxCodec *codec, int level, const void *dict,
 			{
 				int			n;
 
-				if (level <= 1)
+				if (dict)
+					n = lz4_compress_with_dict((const CxLz4Dict *) dict, level,
+											   src, srclen, dst, dstcap);
+				else if (level <= 1)
 					n = LZ4_compress_default(src, dst, srclen, dstcap);
 				else
 					n = LZ4_compress_HC(src, dst, srclen, dstcap, level);
@@ -448,7 +522,7 @@ bool
 cx_codec_decompress(const CxCodec *codec, const void *dict,
 					const char *src, int32 srclen, char *dst, int32 rawlen)
 {
-	Assert(dict == NULL || codec->id == CX_CODEC_ZSTD);
+	Assert(dict == NULL || codec->id == CX_CODEC_ZSTD || codec->id == CX_CODEC_LZ4);
 	switch (codec->id)
 	{
 		case CX_CODEC_NONE:
@@ -461,6 +535,10 @@ cx_codec_decompress(const CxCodec *codec, const void *dict,
 			return pglz_decompress(src, srclen, dst, rawlen, true) == rawlen;
 
 		case CX_CODEC_LZ4:
+			if (dict)
+				return LZ4_decompress_safe_usingDict(src, dst, srclen, rawlen,
+													 ((const CxLz4Dict *) dict)->content,
+													 ((const CxLz4Dict *) dict)->len) == rawlen;
 			return LZ4_decompress_safe(src, dst, srclen, rawlen) == rawlen;
 
 		case CX_CODEC_ZSTD:

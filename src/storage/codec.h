@@ -49,7 +49,8 @@ extern int32 cx_codec_bound(const CxCodec *codec, int32 srclen);
  * Compress src into dst (capacity dstcap, at least cx_codec_bound()).
  * Returns the compressed length, or -1 when the codec declines (pglz on
  * incompressible input).  Errors only on library failure.  dict: a digested
- * zstd dictionary (ZSTD_CDict, see dict.h; its level applies), or NULL.
+ * zstd dictionary (ZSTD_CDict, see dict.h; its level applies), a
+ * CxLz4Dict for lz4, or NULL.
  */
 extern int32 cx_codec_compress(const CxCodec *codec, int level, const void *dict,
 							   const char *src, int32 srclen,
@@ -59,7 +60,8 @@ extern int32 cx_codec_compress(const CxCodec *codec, int level, const void *dict
  * Decompress exactly rawlen bytes from src into dst.  Returns false if the
  * input is malformed, truncated or does not decode to exactly rawlen bytes;
  * never reads or writes out of bounds.  Callers report the corruption with
- * their own context.  dict: a digested zstd dictionary (ZSTD_DDict), or NULL.
+ * their own context.  dict: a digested zstd dictionary (ZSTD_DDict), a
+ * CxLz4Dict for lz4, or NULL.
  */
 extern bool cx_codec_decompress(const CxCodec *codec, const void *dict,
 								const char *src, int32 srclen,
@@ -86,6 +88,26 @@ extern bool cx_codec_plausible_rawlen_bound(const CxCodec *codec,
  * for no limit.
  */
 extern int64 cx_codec_max_single_call(const CxCodec *codec, int level);
+
+/*
+ * An lz4 dictionary, digested: lz4 uses a dictionary as history of at most
+ * 64 kB preceding the value, so only the last 64 kB of a trained
+ * dictionary's content count (a zstd dictionary's entropy header is left
+ * out).  content points into the dictionary given to
+ * cx_codec_lz4_dict_create(), which must outlive the digest.  stream: an
+ * LZ4_stream_t that has loaded the content, copied for each value (loading
+ * 64 kB once per value took longer than compressing it).
+ */
+typedef struct CxLz4Dict
+{
+	const char *content;
+	int32		len;
+	void	   *stream;
+} CxLz4Dict;
+
+/* Digest dictionary bytes for lz4 (in TopMemoryContext); NULL if unusable. */
+extern CxLz4Dict *cx_codec_lz4_dict_create(const char *dict, int32 dictlen);
+extern void cx_codec_lz4_dict_free(CxLz4Dict *d);
 
 /* Register compressx.max_codec_memory. */
 extern void cx_codec_init(void);

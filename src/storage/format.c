@@ -18,6 +18,7 @@
 #include "access/toast_compression.h"
 #include "access/toast_internals.h"
 #include "fmgr.h"
+#include "port/pg_crc32c.h"
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -113,15 +114,19 @@ static const unsigned char zstd_magic[4] = {0x28, 0xB5, 0x2F, 0xFD};
 
 /*
  * Whether body, the bodylen bytes after va_tcinfo of an inline value or the
- * TOAST body of a reference, is compressx's header followed by a zstd frame:
- * known version, codec zstd, known flags, the frame's magic right after the
- * header.  A few byte compares: this runs for every value read.
+ * TOAST body of a reference, is compressx's header followed by its payload:
+ * version 1, codec zstd, known flags, the frame's magic right after the
+ * header; or version 2, codec lz4, flags exactly CX_FLAG_DICT, and at least
+ * one byte of lz4 block after the header (its checksum is verified when it
+ * is decoded).  A few byte compares: this runs for every value read.
  */
 static inline bool
 has_header_and_frame(const unsigned char *body, int32 bodylen)
 {
 	int32		at;
 
+	if (bodylen >= CX_LZ4DICT_BODY_HDRSZ + 1 && body[0] == CX_FORMAT_LZ4DICT)
+		return body[1] == CX_CODEC_LZ4 && body[2] == CX_FLAG_DICT;
 	if (bodylen < 3 + (int32) sizeof(zstd_magic) ||
 		body[0] != CX_FORMAT_VERSION || body[1] != CX_CODEC_ZSTD)
 		return false;
@@ -133,6 +138,33 @@ has_header_and_frame(const unsigned char *body, int32 bodylen)
 		return false;
 	return bodylen >= at + (int32) sizeof(zstd_magic) &&
 		memcmp(body + at, zstd_magic, sizeof(zstd_magic)) == 0;
+}
+
+/* Length of the header of an attributed body (has_header_and_frame()). */
+static inline int32
+body_header_size(const unsigned char *body)
+{
+	if (body[0] == CX_FORMAT_LZ4DICT)
+		return CX_LZ4DICT_BODY_HDRSZ;
+	return (body[2] & CX_FLAG_DICT) ? 7 : 3;
+}
+
+/*
+ * CRC-32C of a version-2 body: its first 7 bytes (version, codec, flags,
+ * dictionary id) and the lz4 block after the checksum.  lz4 blocks carry no
+ * checksum of their own, and a damaged block can decode to wrong bytes of
+ * the right length; zstd frames carry theirs.
+ */
+static uint32
+lz4dict_checksum(const unsigned char *body, int32 bodylen)
+{
+	pg_crc32c	crc;
+
+	INIT_CRC32C(crc);
+	COMP_CRC32C(crc, body, 7);
+	COMP_CRC32C(crc, body + CX_LZ4DICT_BODY_HDRSZ, bodylen - CX_LZ4DICT_BODY_HDRSZ);
+	FIN_CRC32C(crc);
+	return (uint32) crc;
 }
 
 /*
@@ -151,10 +183,18 @@ why_no_header_and_frame(const unsigned char *body, int32 bodylen)
 						"naming its method in one byte might store one.", body[0]);
 	if (bodylen < 3 + (int32) sizeof(zstd_magic))
 		return psprintf("It is %d bytes long, shorter than compressx's header and a zstd frame.", bodylen);
-	if (body[0] != CX_FORMAT_VERSION)
+	if (body[0] != CX_FORMAT_VERSION && body[0] != CX_FORMAT_LZ4DICT)
 		return psprintf("It has format version %d, which this compressx does not know "
-						"(it reads version %d; a newer compressx may have written the value).",
-						body[0], CX_FORMAT_VERSION);
+						"(it reads versions %d and %d; a newer compressx may have written the value).",
+						body[0], CX_FORMAT_VERSION, CX_FORMAT_LZ4DICT);
+	if (body[0] == CX_FORMAT_LZ4DICT)
+	{
+		if (body[1] != CX_CODEC_LZ4)
+			return psprintf("Its codec id %d is not the one of format version %d.", body[1], body[0]);
+		if (body[2] != CX_FLAG_DICT)
+			return psprintf("Its flags 0x%02x are not ones compressx writes.", body[2]);
+		return psprintf("It is %d bytes long, too short for an lz4 block after its header.", bodylen);
+	}
 	if (body[1] != CX_CODEC_ZSTD)
 		return psprintf("Its codec id %d is not one compressx stores in its own format.", body[1]);
 	if (body[2] != 0 && body[2] != CX_FLAG_DICT)
@@ -174,7 +214,8 @@ cx_attribute(const struct varlena *v, Oid relid, char **why)
 	if (has_header_and_frame(body, bodylen))
 		return CX_OWN_INLINE;
 	if (bodylen == CX_REF_SIZE - VARHDRSZ_COMPRESSED &&
-		body[0] == CX_FORMAT_VERSION && body[1] == CX_CODEC_ZSTD &&
+		((body[0] == CX_FORMAT_VERSION && body[1] == CX_CODEC_ZSTD) ||
+		 (body[0] == CX_FORMAT_LZ4DICT && body[1] == CX_CODEC_LZ4)) &&
 		body[2] == CX_FLAG_EXTERNAL && body[3] == 0)
 	{
 		Oid			toastrelid;
@@ -252,7 +293,7 @@ cx_own_dict_id(const struct varlena *v, Oid relid)
 	}
 	if (bodylen >= 3 && body[2] == 0)
 		dict_id = 0;
-	else if (bodylen >= 7 && body[2] == CX_FLAG_DICT)
+	else if (bodylen >= 7 && body[2] == CX_FLAG_DICT)	/* either version */
 		memcpy(&dict_id, body + 3, sizeof(int32));
 	if (slice)
 		pfree(slice);
@@ -423,7 +464,7 @@ cx_flat_size(const struct varlena *value, Oid relid, const char *attname)
 	{
 		case CX_OWN_INLINE:
 			{
-				int32		hdr = (body[2] & CX_FLAG_DICT) ? 7 : 3;
+				int32		hdr = body_header_size(body);
 
 				plausible = cx_codec_plausible_rawlen(cx_codec_by_id(body[1]),
 													  (const char *) body + hdr,
@@ -476,30 +517,45 @@ cx_decode_into(const struct varlena *value, Oid relid, const char *attname,
 
 	if (kind == CX_OWN_REFERENCE)
 	{
+		const unsigned char *ref = body;
+
 		fetched = fetch_body(value, relid, attname);
 		body = (const unsigned char *) VARDATA(fetched);
 		bodylen = VARSIZE(fetched) - VARHDRSZ;
 		if (!has_header_and_frame(body, bodylen))
 			report_unattributable(relid, attname, "The TOAST value it references is not compressx's. ",
 								  why_no_header_and_frame(body, bodylen));
+		if (body[0] != ref[0] || body[1] != ref[1])
+			report_unattributable(relid, attname, "The TOAST value it references is not compressx's. ",
+								  psprintf("Its format version %d and codec id %d are not the reference's (%d and %d).",
+										   body[0], body[1], ref[0], ref[1]));
 	}
 
-	/* attributed: version 1, codec zstd, known flags, a frame after them */
+	/*
+	 * Attributed: version 1, codec zstd, known flags, a frame after them; or
+	 * version 2, codec lz4 with a dictionary, a checksum, an lz4 block.
+	 */
 	codec = cx_codec_by_id(body[1]);
-	Assert(codec->id == CX_CODEC_ZSTD);
-
-	hdr = 3;
+	hdr = body_header_size(body);
 	if (body[2] & CX_FLAG_DICT)
 	{
 		int32		dict_id;
 
-		hdr += 4;
 		memcpy(&dict_id, body + 3, sizeof(int32));
-		ddict = ddict_lookup ? ddict_lookup(dict_id) : NULL;
+		ddict = ddict_lookup ? ddict_lookup(dict_id, codec->id) : NULL;
 		if (ddict == NULL)
 			report_corrupt(relid, attname,
-						   psprintf("The value names zstd dictionary %d, which does not exist.",
+						   psprintf("The value names dictionary %d, which does not exist.",
 									dict_id));
+	}
+	if (body[0] == CX_FORMAT_LZ4DICT)
+	{
+		uint32		stored;
+
+		memcpy(&stored, body + 7, sizeof(uint32));
+		if (stored != lz4dict_checksum(body, bodylen))
+			report_corrupt(relid, attname,
+						   "The checksum of the lz4 data does not match its bytes.");
 	}
 	if (rawlen > MaxAllocSize - VARHDRSZ ||
 		!cx_codec_plausible_rawlen(codec, (const char *) body + hdr, bodylen - hdr, (int32) rawlen))
@@ -531,6 +587,36 @@ cx_plain_value(struct varlena *value, Oid relid, const char *attname)
 	return value;
 }
 
+/* An lz4 value with a dictionary: the version-2 inline form, or NULL. */
+static struct varlena *
+encode_lz4_dict(const char *raw, int32 rawlen, int level, int32 dict_id,
+				const CxLz4Dict *d)
+{
+	int32		hdrsz = VARHDRSZ_COMPRESSED + CX_LZ4DICT_BODY_HDRSZ;
+	int32		cap = cx_codec_bound(cx_codec_by_id(CX_CODEC_LZ4), rawlen);
+	struct varlena *out = palloc(hdrsz + cap);
+	unsigned char *body = (unsigned char *) out + VARHDRSZ_COMPRESSED;
+	int32		n;
+	uint32		crc;
+
+	n = cx_codec_compress(cx_codec_by_id(CX_CODEC_LZ4), level, d, raw, rawlen,
+						  (char *) out + hdrsz, cap);
+	if (hdrsz + n >= plain_stored_size(rawlen))
+	{
+		pfree(out);
+		return NULL;
+	}
+	body[0] = CX_FORMAT_LZ4DICT;
+	body[1] = CX_CODEC_LZ4;
+	body[2] = CX_FLAG_DICT;
+	memcpy(body + 3, &dict_id, sizeof(int32));
+	crc = lz4dict_checksum(body, CX_LZ4DICT_BODY_HDRSZ + n);
+	memcpy(body + 7, &crc, sizeof(uint32));
+	SET_VARSIZE_COMPRESSED(out, hdrsz + n);
+	set_tcinfo(out, rawlen, CX_METHOD_ID);
+	return out;
+}
+
 struct varlena *
 cx_encode(const struct varlena *plain, const CxCodec *codec, int level,
 		  int32 dict_id, const void *cdict)
@@ -549,6 +635,9 @@ cx_encode(const struct varlena *plain, const CxCodec *codec, int level,
 													 TOAST_PGLZ_COMPRESSION));
 
 		case CX_CODEC_LZ4:
+			if (cdict)
+				return encode_lz4_dict(raw, rawlen, level, dict_id,
+									   (const CxLz4Dict *) cdict);
 			if (level <= 1)
 				return (struct varlena *)
 					DatumGetPointer(toast_compress_datum(PointerGetDatum(plain),
@@ -612,7 +701,7 @@ make_ref(const struct varlena *own, Oid valueid, Oid toastrelid)
 
 	SET_VARSIZE_COMPRESSED(ref, CX_REF_SIZE);
 	set_tcinfo(ref, VARDATA_COMPRESSED_GET_EXTSIZE(own), CX_METHOD_ID);
-	p[0] = CX_FORMAT_VERSION;
+	p[0] = ((const char *) own)[VARHDRSZ_COMPRESSED];	/* its format version */
 	p[1] = ((const char *) own)[VARHDRSZ_COMPRESSED + 1];
 	p[2] = CX_FLAG_EXTERNAL;
 	memcpy(p + 4, &len, sizeof(uint32));

@@ -5,15 +5,23 @@
  *
  * pglz and lz4 values are stored in core's own format (inline compressed
  * varlena with method bits 0 or 1, or core TOAST), which core reads
- * natively.  zstd values use compressx's own format, marked by method bits
- * 2, which core does not write today (see Attribution below):
+ * natively.  zstd values, and lz4 values compressed with a dictionary, use
+ * compressx's own format, marked by method bits 2, which core does not
+ * write today (see Attribution below):
  *
+ *	  version 1 (zstd):
  *	  inline:  4-byte compressed varlena header | va_tcinfo (raw size,
- *			   method 2) | version | codec id | flags | [dictionary id,
+ *			   method 2) | version 1 | codec id 3 | flags | [dictionary id,
  *			   4 bytes, if flags has CX_FLAG_DICT] | zstd frame
+ *	  version 2 (lz4 with a dictionary, since 0.4.0):
+ *	  inline:  header | va_tcinfo | version 2 | codec id 2 | flags exactly
+ *			   CX_FLAG_DICT | dictionary id | CRC-32C | lz4 block
+ *			   (the CRC covers the 7 bytes from the version byte through the
+ *			   dictionary id, and the block: lz4 blocks carry no checksum)
  *	  reference (CX_FLAG_EXTERNAL), exactly CX_REF_SIZE = 24 bytes:
  *			   header | va_tcinfo | version | codec id | flags | 0 |
  *			   stored length | TOAST value id | TOAST relation id
+ *			   (version and codec id those of the body it points to)
  *
  * A reference points to an *uncompressed* TOAST value (saved with
  * toast_save_datum) holding what follows va_tcinfo in the inline form:
@@ -34,14 +42,25 @@
  * So method bits 2 alone do not make a value compressx's.  A stored value
  * with method bits 2 is compressx's if and only if (cx_attribute()):
  *
- *	  inline:	 version byte 1, codec id CX_CODEC_ZSTD (3, the only codec
- *				 stored in this format), flags 0 or CX_FLAG_DICT, and the
- *				 zstd frame magic 28 B5 2F FD at its fixed offset right
- *				 after the header (body offset 3, or 7 after a dictionary id);
- *	  reference: exactly CX_REF_SIZE bytes, version 1, codec id 3, flags
- *				 exactly CX_FLAG_EXTERNAL, pad byte 0, naming the TOAST
- *				 relation of its table where the table is known; and the
- *				 TOAST body it names, when fetched, passes the inline check.
+ *	  inline:	 version byte 1, codec id CX_CODEC_ZSTD (3), flags 0 or
+ *				 CX_FLAG_DICT, and the zstd frame magic 28 B5 2F FD at its
+ *				 fixed offset right after the header (body offset 3, or 7
+ *				 after a dictionary id); or version byte 2, codec id
+ *				 CX_CODEC_LZ4 (2), flags exactly CX_FLAG_DICT, and at least
+ *				 one byte after the 11-byte header;
+ *	  reference: exactly CX_REF_SIZE bytes, version 1 with codec id 3 or
+ *				 version 2 with codec id 2, flags exactly CX_FLAG_EXTERNAL,
+ *				 pad byte 0, naming the TOAST relation of its table where the
+ *				 table is known; and the TOAST body it names, when fetched,
+ *				 passes the inline check with the reference's version and
+ *				 codec id.
+ *
+ * Version 2 has no magic: its 48 bits of protection are the CRC-32C, which
+ * tells damage (corrupt) from nothing; the version byte 2 excludes core's
+ * plausible layouts as below (a zstd frame starts 0x28 or 0x5X; a long
+ * header with method id 2, zstd, would be followed by a frame's 0x28, not
+ * 02; a magicless frame's first byte 2 announces a dictionary id, which a
+ * server compressing without dictionaries never writes).
  *
  * Everything else with method bits 2 is unattributable: reading it raises
  * ERRCODE_DATA_CORRUPTED saying it was not written by compressx, and
@@ -77,14 +96,16 @@
  * The promise of the version byte (an on-disk contract: pg_upgrade copies
  * files as they are):
  *	  - A version never changes meaning; a new layout takes a new number.
- *		0.1.0 and 0.2.0 write and read version 1 only.
+ *		0.1.0 to 0.3.0 write and read version 1 only; 0.4.0 adds version 2
+ *		(lz4 with a dictionary; 0.3.0 refuses such values as below).
  *	  - Newer reads older: every compressx reads every version an earlier
  *		one wrote, as it was written; values are converted only when a row is
  *		rewritten (UPDATE, VACUUM FULL, CLUSTER, recompress_table).
  *	  - Every version keeps the shape the rule relies on: version byte,
- *		codec id, flags, then a zstd frame (magic included) at an offset the
- *		version and flags fix; new numbers count up from 2 and stay below
- *		0x28, outside the first bytes of zstd frames.
+ *		codec id, flags, then a zstd frame (magic included) or, from version
+ *		2 on, a checksummed payload, at an offset the version and flags fix;
+ *		new numbers count up from 3 and stay below 0x28, outside the first
+ *		bytes of zstd frames.
  *	  - Downgrade: a compressx meeting a version it does not know refuses
  *		that value (ERRCODE_DATA_CORRUPTED, "not written by compressx", the
  *		detail naming the version and that a newer compressx may have
@@ -103,12 +124,15 @@
 #include "storage/codec.h"
 #include "compat.h"
 
-#define CX_FORMAT_VERSION		1
+#define CX_FORMAT_VERSION		1	/* zstd */
+#define CX_FORMAT_LZ4DICT		2	/* lz4 with a dictionary */
 #define CX_METHOD_ID			2	/* va_tcinfo method bits of own values */
 #define CX_FLAG_EXTERNAL		0x01
 #define CX_FLAG_DICT			0x02
 #define CX_INLINE_HDRSZ			(VARHDRSZ_COMPRESSED + 3)
 #define CX_DICT_HDRSZ			(CX_INLINE_HDRSZ + 4)
+/* version 2: version, codec, flags, dictionary id, CRC-32C */
+#define CX_LZ4DICT_BODY_HDRSZ	11
 #define CX_REF_SIZE				24
 
 /*
@@ -206,10 +230,11 @@ extern struct varlena *cx_encode(const struct varlena *plain,
 
 /*
  * Decoding a value that names a dictionary asks lookup for the digested
- * dictionary (NULL: it does not exist).  The layer that keeps dictionaries
+ * dictionary for its codec (a ZSTD_DDict for zstd, a CxLz4Dict for lz4;
+ * NULL: it does not exist).  The layer that keeps dictionaries
  * sets it once (catalog/dict.c); none set: no dictionary exists.
  */
-typedef const void *(*CxDDictLookup) (int32 dict_id);
+typedef const void *(*CxDDictLookup) (int32 dict_id, int codec_id);
 extern void cx_set_ddict_lookup(CxDDictLookup lookup);
 
 /*

@@ -19,9 +19,19 @@ $node->safe_psql('postgres', q{
     INSERT INTO cxc SELECT i, repeat('an inline zstd document ' || i || ' ', 60) FROM generate_series(1, 200) i;
     INSERT INTO cxc SELECT i, (SELECT string_agg(md5(k::text || i), '') FROM generate_series(1, 400) k)
     FROM generate_series(1001, 1010) i;
+    -- lz4 with a dictionary (format version 2, checksummed)
+    CREATE TABLE cxl (id integer PRIMARY KEY, body text) USING compressx;
+    SELECT compressx.set_column_codec('cxl', 'body', 'lz4');
+    INSERT INTO cxl SELECT i, json_build_object('id', i, 'name', 'item ' || i, 'kind', 'kind ' || (i % 7),
+                                                'note', 'a small json document of the catalogue, number ' || i)::text
+    FROM generate_series(1, 2000) i;
+    SELECT compressx.train_dictionary('cxl', 'body', 4096);
+    VACUUM FULL cxl;
     CHECKPOINT;
 });
 $node->safe_psql('postgres', cx_readable_sql('cxc'));
+is($node->safe_psql('postgres', q{SELECT methods::text FROM compressx.column_stats('cxl') WHERE column_name = 'body'}),
+    '{"lz4+dict": 2000}', 'lz4 values with a dictionary');
 is($node->safe_psql('postgres', q{SELECT methods::text || '/' || external_values FROM compressx.column_stats('cxc') WHERE column_name = 'body'}),
     '{"zstd": 210}/10', 'inline and out-of-line zstd values');
 is($node->safe_psql('postgres', q{SELECT count(*) FROM compressx.verify('cxc')}), '0', 'verify finds nothing before');
@@ -37,6 +47,10 @@ foreach my $id (5, 6)
     $c =~ /\((\d+),(\d+)\)/ or die "bad ctid $c";
     $ctid{$id} = [ $1, $2 ];
 }
+my $lz4file = $pgdata . '/' . $node->safe_psql('postgres', q{SELECT pg_relation_filepath('cxl')});
+my $lz4ctid = $node->safe_psql('postgres', "SELECT ctid FROM cxl WHERE id = 5");
+$lz4ctid =~ /\((\d+),(\d+)\)/ or die "bad ctid $lz4ctid";
+my @lz4ctid = ($1, $2);
 $node->stop;
 
 sub flip_bytes
@@ -58,6 +72,13 @@ close $fh;
 open($fh, '+<', $toastfile) or die "open $toastfile: $!";
 binmode $fh;
 flip_bytes($fh, cx_tuple_data_offset($fh, 0, 1) + 8 + 4 + 500, 4);
+close $fh;
+
+# lz4 with a dictionary, id 5: one byte of the lz4 block (int4 id, header 4,
+# va_tcinfo 4, version/codec/flags/dictionary id/checksum 11, block)
+open($fh, '+<', $lz4file) or die "open $lz4file: $!";
+binmode $fh;
+flip_bytes($fh, cx_tuple_data_offset($fh, @lz4ctid) + 4 + 8 + 11 + 5, 1);
 close $fh;
 
 $node->start;
@@ -86,6 +107,13 @@ is($node->safe_psql('postgres',
     $damaged, 'verify reports exactly the damaged rows');
 like($node->safe_psql('postgres', q{SELECT string_agg(DISTINCT column_name, ',') FROM compressx.verify('cxc')}),
     qr/^body$/, 'verify names the column');
+($ret, $out, $err) = $node->psql('postgres', "\\set VERBOSITY verbose\nSELECT body FROM cxl WHERE id = 5");
+like($err, qr/XX001: .*column "body" of relation "cxl".*\n.*checksum/,
+    'lz4 with a dictionary: the checksum catches a damaged byte, naming column and relation');
+is($node->safe_psql('postgres', q{SELECT count(md5(body)) FROM cxl WHERE id <> 5}), '1999',
+    'the other lz4 values read');
+is($node->safe_psql('postgres', q{SELECT count(*) FROM compressx.verify('cxl')}), '1',
+    'verify reports the damaged lz4 value');
 is($node->safe_psql('postgres', 'SELECT 1'), '1', 'the server keeps running');
 ok(!$node->log_contains('terminated by signal'), 'no backend crashed');
 

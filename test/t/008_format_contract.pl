@@ -164,9 +164,9 @@ rewrite_value($valpos{5}, substr($v, 11));
 # (b) a "long" header: method-id byte 2 (zstd), then the frame
 $v = stored_value($valpos{6});
 rewrite_value($valpos{6}, "\x02" . substr($v, 11));
-# (c) format version 2, which this compressx does not know
+# (c) format version 3, which this compressx does not know
 $v = stored_value($valpos{7});
-rewrite_value($valpos{7}, "\x02" . substr($v, 9));
+rewrite_value($valpos{7}, "\x03" . substr($v, 9));
 # a corrupt value of compressx's own: bytes inside its frame
 $v = stored_value($valpos{8});
 rewrite_value($valpos{8}, substr($v, 8, 20) . (substr($v, 28, 3) ^ "\xFF\xFF\xFF") . substr($v, 31));
@@ -179,14 +179,14 @@ cx_write_at($fh, $valpos{$_} + 4, pack('V', 0xBFFFFFFF)) foreach (9, 1003);
 close $fh;
 
 # (d) a reference whose TOAST body does not start with compressx's header:
-# version byte 2 in the body of 1001
+# version byte 3 in the body of 1001
 my ($chunk) = grep { my ($id, $seq) = unpack('VV', $_->[3]); $id == $ref1001_valueid && $seq == 0 }
   cx_file_tuples($file{'cxf toast'});
 ok(defined $chunk, 'the TOAST body of 1001 is found');
 open($fh, '+<', $file{'cxf toast'}) or die "open: $!";
 binmode $fh;
 my $b0 = unpack('C', substr($chunk->[3], 8, 1));
-cx_write_at($fh, $chunk->[2] + (($b0 & 1) ? 9 : 12), "\x02");
+cx_write_at($fh, $chunk->[2] + (($b0 & 1) ? 9 : 12), "\x03");
 close $fh;
 
 $node->start;
@@ -202,7 +202,7 @@ foreach my $id (5, 6, 7, 1001, 1002)
     unlike($err, qr/invalid compression method/, "$label{$id}: not core's error");
 }
 my ($ret, $out, $err) = $node->psql('postgres', "\\set VERBOSITY verbose\nSELECT body FROM cxf WHERE id = 7");
-like($err, qr/DETAIL: .*version 2.*newer compressx/, 'an unknown version: the detail says a newer compressx may have written it');
+like($err, qr/DETAIL: .*version 3.*newer compressx/, 'an unknown version: the detail says a newer compressx may have written it');
 ($ret, $out, $err) = $node->psql('postgres', "\\set VERBOSITY verbose\nSELECT body FROM cxf WHERE id = 8");
 like($err, qr/XX001: compressed value of column "body" of relation "cxf" is corrupt/, 'damage inside a frame is corruption');
 foreach my $id (9, 1003)
