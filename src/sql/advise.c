@@ -5,10 +5,10 @@
  *
  * For each variable-length column, a sample of stored values is decoded to
  * plain bytes and compressed and decompressed with pglz, lz4 (levels 1 and
- * 9) and zstd (levels 1, 3, 9, 19), in memory, and with zstd 3 and a 16 kB
- * dictionary trained on every other sampled value, measured on the others
- * (what compressx.train_dictionary() would give; no row when the sample is
- * too small to train on).  One row per column and candidate gives the
+ * 9) and zstd (levels 1, 3, 9, 19), in memory, and with zstd 3 and lz4 1
+ * each with a 16 kB dictionary trained on every other sampled value,
+ * measured on the others (what compressx.train_dictionary() would give; no
+ * row when the sample is too small to train on).  One row per column and candidate gives the
  * stored ratio (including each format's header), and compress and
  * decompress speed in MB of raw data per second.  Rule of the
  * recommendation, per column: the best ratio among candidates compressing
@@ -47,7 +47,7 @@ typedef struct Candidate
 	CxCodecId	codec;
 	int			level;			/* 0: the codec takes none */
 	int			header;			/* stored header bytes per value */
-	bool		dictionary;		/* zstd with a dictionary */
+	bool		dictionary;		/* with a trained dictionary */
 } Candidate;
 
 static const Candidate candidates[] = {
@@ -59,6 +59,7 @@ static const Candidate candidates[] = {
 	{CX_CODEC_ZSTD, 9, CX_INLINE_HDRSZ, false},
 	{CX_CODEC_ZSTD, 19, CX_INLINE_HDRSZ, false},
 	{CX_CODEC_ZSTD, 3, CX_DICT_HDRSZ, true},
+	{CX_CODEC_LZ4, 1, VARHDRSZ_COMPRESSED + CX_LZ4DICT_BODY_HDRSZ, true},
 };
 
 /* Size of the dictionary the dictionary candidate trains. */
@@ -204,6 +205,23 @@ try_dictionary(const Candidate *cand, List *values, Trial *res)
 	dict = cx_dict_train(train, ADVISE_DICT_SIZE, &nsamples, &nbytes, &error);
 	if (dict == NULL)
 		return;
+	if (cand->codec == CX_CODEC_LZ4)
+	{
+		/* one digest serves both directions */
+		CxLz4Dict  *d = cx_codec_lz4_dict_create(VARDATA(dict), VARSIZE(dict) - VARHDRSZ);
+
+		PG_TRY();
+		{
+			if (d)
+				try_candidate(cand, test, d, d, res);
+		}
+		PG_FINALLY();
+		{
+			cx_codec_lz4_dict_free(d);
+		}
+		PG_END_TRY();
+		return;
+	}
 	cdict = cx_dict_digest(dict, cand->level, true);
 	ddict = cx_dict_digest(dict, cand->level, false);
 	PG_TRY();
