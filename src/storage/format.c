@@ -545,8 +545,8 @@ cx_decode_into(const struct varlena *value, Oid relid, const char *attname,
 		ddict = ddict_lookup ? ddict_lookup(dict_id, codec->id) : NULL;
 		if (ddict == NULL)
 			report_corrupt(relid, attname,
-						   psprintf("The value names dictionary %d, which does not exist.",
-									dict_id));
+						   psprintf("The value names %s dictionary %d, which does not exist.",
+									codec->name, dict_id));
 	}
 	if (body[0] == CX_FORMAT_LZ4DICT)
 	{
