@@ -1,24 +1,53 @@
 #!/usr/bin/env bash
-# Benchmark of compressx against heap (not part of the pass/fail suite).
+# Benchmark of compressx against heap and against a peer, Citus's columnar
+# access method (not part of the pass/fail suite).
 #
 #   bash test/bench/bench.sh [DOC_COPIES] [JSON_ROWS] [RUNS]
 #
-# Table size is pg_table_size (heap + TOAST, no indexes).
+# Takes about 20 minutes with the defaults on 2 cores (19 measured while
+# other jobs ran; about 5 before the columnar rows, whose primary-key
+# lookups each decode the body column's whole chunk, 200 of them in each
+# of 10 runs), `bench.sh 1 5000 1` about 2 minutes.
+#
 # Data, from Debian packages: PostgreSQL's HTML documentation (one file per
 # row, DOC_COPIES copies, default 4) and small JSON documents, one per
 # package of Debian's package index (test/bench/make_json.py; JSON_ROWS of
-# them, default 0: all, about 63 000 of 500 B to 1 kB).  Variants: heap
-# pglz, heap lz4, compressx lz4 and zstd 1, 3, 9, 19, and zstd 1 and 3 with
-# a dictionary (compressx.train_dictionary() on a 10 000-row sample of the
-# loaded table, which is then emptied and loaded again with it).  Measured
-# in one run: table size (heap + TOAST), COPY load time, count(*), a
-# narrow-column scan, reading every value, 200 point lookups by primary key,
-# an UPDATE of a small column, VACUUM FULL and recompress_table (heap pglz
-# table to lz4; medians of 3), and raw codec throughput on the same values
-# (compressx.advise).  Timings are medians of RUNS (default 9) of the ratio
-# against heap pglz measured pair by pair in each run.
+# them, default 0: all, about 63 000 of 500 B to 1 kB).
+#
+# Variants: the rows of the table `variants` below, the one place a variant
+# is defined: heap pglz (the reference of every ratio), heap lz4, heap lz4
+# with toast_tuple_target = 128 (what a user tries first; core compresses
+# only rows over ~2 kB whatever the target, so on the small JSON documents
+# it changes nothing), compressx lz4 and zstd 1, 3, 9, 19, zstd 1 and 3
+# with a dictionary (compressx.train_dictionary() on a 10 000-row sample of
+# the loaded table, which is then emptied and loaded again with it), and
+# Citus's columnar with zstd 3 and with lz4.  To add a variant, add a row:
+# access method, codec, level, dictionary size, reloptions and whether the
+# access method can UPDATE are its columns; create_variant() makes its
+# table, and the loops, results and charts take every row.
+#
+# Measured in one run: table size (pg_table_size: main fork and TOAST, no
+# indexes; a columnar table keeps all its data in its main fork, which is
+# checked against its chunk list, and the few kB of metadata it keeps in
+# columnar_internal's tables are printed), COPY load time, count(*), a
+# narrow-column scan, reading every value, 200 point lookups by primary key
+# (checked to use the index: columnar's planner prefers its own scan, so
+# the lookups of every variant run with enable_seqscan and
+# columnar.enable_custom_scan off), an UPDATE of a small column (n/a for
+# columnar, which has no UPDATE), VACUUM FULL and recompress_table (heap
+# pglz table to lz4; medians of 3), and raw codec throughput on the same
+# values (compressx.advise).  Timings are medians of RUNS (default 9) of
+# the ratio against heap pglz measured pair by pair in each run.
 # Writes bench-results/results.md, results.csv and PNG charts, and prints
 # the targets as met or not.
+#
+# citus_columnar comes from the Citus sources in vendor/citus: when the
+# server lacks it, test/citus_build.sh builds and installs it (for 15 and
+# 18, about 9 minutes the first time; on another major the columnar rows
+# are left out with a warning).  The bench cluster preloads it
+# (shared_preload_libraries): its ProcessUtility hook is what accepts
+# ALTER TABLE .. SET (columnar.compression = ..), and every psql call here
+# is a new session, which has not loaded the library yet.
 #
 #   CX_BENCH_PGBIN=DIR  run on the PostgreSQL installation whose programs
 #                       are in DIR (e.g. /opt/compressx-cache/pg18/bin, see
@@ -26,6 +55,7 @@
 #                       compressx is built in a private copy of the tree and
 #                       installed there; results go to bench-results/pgNN/.
 #                       The data are the same (15's documentation).
+#   CX_BENCH_PORT=N     port of the bench cluster (default 55434)
 set -eu
 . "$(dirname "$0")/../lib.sh"
 DOC_COPIES=${1:-4}
@@ -33,13 +63,37 @@ JSON_ROWS=${2:-0}
 RUNS=${3:-9}
 out="$cx_root/bench-results"
 
+# ensure_columnar: citus_columnar installed into the server in use; built
+# from vendor/citus by test/citus_build.sh when missing (a fresh machine).
+# Fails when that cannot be done for this server.
+ensure_columnar() {
+    local lib ext
+    lib=$("$PGBIN/pg_config" --pkglibdir)/citus_columnar.so
+    ext=$("$PGBIN/pg_config" --sharedir)/extension/citus_columnar.control
+    [ -f "$lib" ] && [ -f "$ext" ] && return 0
+    cx_log "citus_columnar is not installed in $PGBIN: test/citus_build.sh $major"
+    bash "$cx_root/test/citus_build.sh" "$major" >/dev/null || return 1
+    # citus_build.sh installs into Debian's 15 or the cache's 18, which
+    # need not be the server CX_BENCH_PGBIN names
+    [ -f "$lib" ] && [ -f "$ext" ]
+}
+
 cx_install_deps
+[ -z "${CX_BENCH_PGBIN:-}" ] || cx_use_pg "$CX_BENCH_PGBIN"
+major=$("$PGBIN/pg_config" --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')
 if [ -n "${CX_BENCH_PGBIN:-}" ]; then
-    cx_use_pg "$CX_BENCH_PGBIN"
-    out="$out/pg$("$PGBIN/pg_config" --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')"
+    out="$out/pg$major"
     cx_build_install_copy
 else
     cx_build_install
+fi
+if ensure_columnar; then
+    columnar=1
+    settings="shared_preload_libraries = 'citus_columnar'"
+else
+    cx_log "WARNING: no citus_columnar for PostgreSQL $major: the columnar variants are left out"
+    columnar=0
+    settings=""
 fi
 mkdir -p "$out"
 echo "server: $("$PGBIN/postgres" --version)"
@@ -49,19 +103,29 @@ ls /var/lib/apt/lists/*_dists_bookworm_main_binary-*_Packages* >/dev/null 2>&1 |
     cx_sudo env DEBIAN_FRONTEND=noninteractive apt-get update -q >/dev/null
 python3 "$cx_root/test/bench/make_json.py" "$JSON_ROWS" > "$work/json.txt"
 chmod 644 "$work/json.txt"
-cx_start_cluster "$work" "${CX_BENCH_PORT:-55434}"
+cx_start_cluster "$work" "${CX_BENCH_PORT:-55434}" "$settings"
 trap 'cx_stop_cluster "$work"; rm -rf "$work"' EXIT
 psql_b() { cx_as_user psql -X -q -v ON_ERROR_STOP=1 -d postgres "$@"; }
 
 psql_b -v docdir="/usr/share/doc/postgresql-doc-15/html" -v jsonfile="$work/json.txt" \
-    -v doc_copies="$DOC_COPIES" -v docs_out="$work/docs.copy" -v json_out="$work/json.copy" <<'SQL'
+    -v doc_copies="$DOC_COPIES" -v docs_out="$work/docs.copy" -v json_out="$work/json.copy" \
+    -v columnar="$columnar" <<'SQL'
 CREATE EXTENSION compressx;
+\if :columnar
+CREATE EXTENSION citus_columnar;
+\endif
 -- sources keep values uncompressed, so every variant compresses them
 CREATE TABLE src_docs (id serial PRIMARY KEY, name text, body text, n integer DEFAULT 0);
 ALTER TABLE src_docs ALTER COLUMN body SET STORAGE EXTERNAL;
+-- copy after copy, each in file-name order (not the directory's, which
+-- varies): the copies of one file next to each other would let columnar,
+-- which compresses up to 10 000 values of a column as one block, store the
+-- 2nd to 4th copy almost for free (20x with zstd); a copy apart (16 MB)
+-- they are beyond zstd's window
 INSERT INTO src_docs (name, body)
 SELECT c || '/' || f, pg_read_file(:'docdir' || '/' || f)
-FROM pg_ls_dir(:'docdir') f, generate_series(1, :doc_copies) c WHERE f LIKE '%.html';
+FROM pg_ls_dir(:'docdir') f, generate_series(1, :doc_copies) c WHERE f LIKE '%.html'
+ORDER BY c, f;
 CREATE TABLE json_lines (doc text);
 COPY json_lines FROM :'jsonfile';
 CREATE TABLE src_json (id serial PRIMARY KEY, name text, body text, n integer DEFAULT 0);
@@ -69,40 +133,119 @@ ALTER TABLE src_json ALTER COLUMN body SET STORAGE EXTERNAL;
 INSERT INTO src_json (name, body) SELECT doc::jsonb->>'Package', doc FROM json_lines;
 COPY src_docs TO :'docs_out';
 COPY src_json TO :'json_out';
-CREATE TABLE variants (label text, am text, codec text, level int, ord int, dict boolean DEFAULT false);
-INSERT INTO variants VALUES
-    ('heap pglz', 'heap', 'pglz', NULL, 1, false), ('heap lz4', 'heap', 'lz4', NULL, 2, false),
-    ('compressx lz4', 'compressx', 'lz4', NULL, 3, false),
-    ('compressx zstd-1', 'compressx', 'zstd', 1, 4, false), ('compressx zstd-3', 'compressx', 'zstd', 3, 5, false),
-    ('compressx zstd-9', 'compressx', 'zstd', 9, 6, false), ('compressx zstd-19', 'compressx', 'zstd', 19, 7, false),
-    ('compressx zstd-1 dict', 'compressx', 'zstd', 1, 8, true),
-    ('compressx zstd-3 dict', 'compressx', 'zstd', 3, 9, true);
+-- The variants, one row each, in the order of the results.  am: heap,
+-- compressx or columnar; codec and level: of the body column (heap: SET
+-- COMPRESSION, no level; compressx: set_column_codec; columnar: its
+-- compression and compression_level options, which apply to every
+-- column); dict_size: compressx trains a dictionary of that many bytes on
+-- the loaded table, which is then loaded again; reloptions: ALTER TABLE ..
+-- SET (reloptions); updates: false for an access method without UPDATE
+-- (not timed, n/a in the results).
+CREATE TABLE variants (ord serial, label text UNIQUE, am text, codec text, level int,
+                       dict_size int, reloptions text, updates boolean NOT NULL DEFAULT true);
+INSERT INTO variants (label, am, codec, level, dict_size, reloptions, updates) VALUES
+    ('heap pglz',             'heap',      'pglz', NULL, NULL,  NULL,                       true),
+    ('heap lz4',              'heap',      'lz4',  NULL, NULL,  NULL,                       true),
+    ('heap lz4 ttt128',       'heap',      'lz4',  NULL, NULL,  'toast_tuple_target = 128', true),
+    ('compressx lz4',         'compressx', 'lz4',  NULL, NULL,  NULL,                       true),
+    ('compressx zstd-1',      'compressx', 'zstd', 1,    NULL,  NULL,                       true),
+    ('compressx zstd-3',      'compressx', 'zstd', 3,    NULL,  NULL,                       true),
+    ('compressx zstd-9',      'compressx', 'zstd', 9,    NULL,  NULL,                       true),
+    ('compressx zstd-19',     'compressx', 'zstd', 19,   NULL,  NULL,                       true),
+    ('compressx zstd-1 dict', 'compressx', 'zstd', 1,    16384, NULL,                       true),
+    ('compressx zstd-3 dict', 'compressx', 'zstd', 3,    16384, NULL,                       true),
+    ('columnar zstd',         'columnar',  'zstd', 3,    NULL,  NULL,                       false),
+    ('columnar lz4',          'columnar',  'lz4',  NULL, NULL,  NULL,                       false);
+-- rows of an access method this server lacks (no citus_columnar) go
+DELETE FROM variants WHERE am NOT IN (SELECT amname FROM pg_am);
 CREATE TABLE tables (dataset text, label text, tbl text, raw_bytes bigint, table_bytes bigint, load_ms numeric, value_ratio numeric);
 CREATE TABLE timings (dataset text, label text, what text, run int, ms numeric);
 CREATE FUNCTION tname(dataset text, label text) RETURNS text LANGUAGE sql AS
 $$ SELECT 'b_' || dataset || '_' || regexp_replace(label, '\W', '_', 'g') $$;
+
+-- create_variant(tbl, label): the empty table of a variant, its codec and
+-- options set; the one place that knows how each access method takes them
+CREATE FUNCTION create_variant(tbl text, lbl text) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE v variants;
+BEGIN
+    SELECT * INTO STRICT v FROM variants WHERE label = lbl;
+    EXECUTE format('CREATE TABLE %I (id int PRIMARY KEY, name text, body text, n integer) USING %I', tbl, v.am);
+    IF v.reloptions IS NOT NULL THEN
+        EXECUTE format('ALTER TABLE %I SET (%s)', tbl, v.reloptions);
+    END IF;
+    CASE v.am
+    WHEN 'heap' THEN
+        EXECUTE format('ALTER TABLE %I ALTER COLUMN body SET COMPRESSION %I', tbl, v.codec);
+    WHEN 'compressx' THEN
+        PERFORM compressx.set_column_codec(tbl::regclass, 'body', v.codec, v.level);
+    WHEN 'columnar' THEN
+        EXECUTE format('ALTER TABLE %I SET (columnar.compression = %I%s)', tbl, v.codec,
+                       CASE WHEN v.level IS NOT NULL THEN ', columnar.compression_level = ' || v.level ELSE '' END);
+    END CASE;
+END $$;
+
+-- value_ratio(tbl, am, raw): raw bytes of the body column over its stored
+-- bytes.  compressx's column_stats reads heap and compressx tables;
+-- columnar compresses a column chunk by chunk (10 000 values each), so its
+-- stored bytes are the streams of the body column's chunks (dynamic SQL:
+-- columnar's catalog may be absent)
+CREATE FUNCTION value_ratio(tbl text, am text, raw bigint) RETURNS numeric LANGUAGE plpgsql AS $$
+DECLARE stored numeric;
+BEGIN
+    IF am = 'columnar' THEN
+        EXECUTE $q$SELECT sum(c.value_stream_length + c.exists_stream_length) FROM columnar.chunk c
+                   JOIN pg_attribute a ON a.attrelid = c.relation::oid AND a.attnum = c.attr_num
+                   WHERE c.relation = $1::regclass AND a.attname = 'body'$q$ INTO stored USING tbl;
+        RETURN round(raw / stored, 2);
+    END IF;
+    RETURN (SELECT ratio FROM compressx.column_stats(tbl::regclass) WHERE column_name = 'body');
+END $$;
 SQL
 
-# create and load (COPY) every variant, timed
+# create and load every variant; one with a dictionary trains it on a first
+# load, is emptied and loaded again with it
 for ds in docs json; do
-    psql_b -At -c "SELECT label, am, codec, coalesce(level::text, ''), dict FROM variants ORDER BY ord" |
-    while IFS='|' read -r label am codec level dict; do
+    psql_b -At -c "SELECT label, am, coalesce(dict_size::text, '') FROM variants ORDER BY ord" |
+    while IFS='|' read -r label am dict_size; do
         t=$(psql_b -At -c "SELECT tname('$ds', '$label')")
-        psql_b -c "CREATE TABLE $t (id int PRIMARY KEY, name text, body text, n integer) USING $am"
-        if [ "$am" = heap ]; then
-            psql_b -c "ALTER TABLE $t ALTER COLUMN body SET COMPRESSION $codec"
-        else
-            psql_b -c "SELECT compressx.set_column_codec('$t', 'body', '$codec', ${level:-NULL})" >/dev/null
-        fi
-        if [ "$dict" = t ]; then
-            # train on a sample of the data, then load it again with the dictionary
+        psql_b -c "SELECT create_variant('$t', '$label')" >/dev/null
+        if [ -n "$dict_size" ]; then
             psql_b -c "COPY $t FROM '$work/$ds.copy'" \
-                   -c "SELECT compressx.train_dictionary('$t', 'body')" -c "TRUNCATE $t" >/dev/null
+                   -c "SELECT compressx.train_dictionary('$t', 'body', $dict_size)" -c "TRUNCATE $t" >/dev/null
         fi
         psql_b -c "COPY $t FROM '$work/$ds.copy'"
-        psql_b -c "INSERT INTO tables SELECT '$ds', '$label', '$t', (SELECT sum(octet_length(body)) FROM src_$ds), pg_table_size('$t'), NULL, (SELECT ratio FROM compressx.column_stats('$t') WHERE column_name = 'body')"
+        psql_b -c "INSERT INTO tables SELECT '$ds', '$label', '$t', raw, pg_table_size('$t'), NULL, value_ratio('$t', '$am', raw)
+                   FROM (SELECT sum(octet_length(body)) AS raw FROM src_$ds) s"
     done
 done
+
+# A columnar table's pg_table_size must count its data: every chunk's
+# streams lie in the main fork.  Its stripe and chunk lists (with each
+# chunk's min/max values) live in columnar_internal's tables, outside it:
+# printed, to show they are small.
+psql_b <<'SQL'
+DO $$
+DECLARE t record; r record;
+BEGIN
+    FOR t IN SELECT tb.tbl FROM tables tb JOIN variants v USING (label) WHERE v.am = 'columnar' LOOP
+        EXECUTE format($q$
+            SELECT pg_table_size(%1$L) AS table_bytes, pg_relation_size(%1$L) AS main_bytes,
+                   (SELECT sum(value_stream_length + exists_stream_length) FROM columnar.chunk
+                    WHERE relation = %1$L::regclass) AS stream_bytes,
+                   (SELECT sum(pg_column_size(c.*)) FROM columnar_internal.chunk c
+                    WHERE storage_id = columnar.get_storage_id(%1$L))
+                 + (SELECT sum(pg_column_size(c.*)) FROM columnar_internal.chunk_group c
+                    WHERE storage_id = columnar.get_storage_id(%1$L))
+                 + (SELECT sum(pg_column_size(c.*)) FROM columnar_internal.stripe c
+                    WHERE storage_id = columnar.get_storage_id(%1$L)) AS meta_bytes$q$, t.tbl) INTO r;
+        RAISE NOTICE '%: pg_table_size % B, main fork % B, chunk streams % B; metadata outside it % B',
+            t.tbl, r.table_bytes, r.main_bytes, r.stream_bytes, r.meta_bytes;
+        IF r.table_bytes < r.main_bytes OR r.main_bytes < r.stream_bytes THEN
+            RAISE EXCEPTION 'pg_table_size of % does not count its columnar data', t.tbl;
+        END IF;
+    END LOOP;
+END $$;
+SQL
 
 # COPY, timed: three rounds, each loading every variant again (TRUNCATE
 # keeps settings and dictionaries); ratios are taken pair by pair
@@ -130,7 +273,21 @@ BEGIN
     END LOOP;
     RETURN extract(epoch FROM clock_timestamp() - t0)::numeric * 1000 / reps;
 END $$;
-CREATE FUNCTION lookups(tbl text, n int) RETURNS void LANGUAGE plpgsql AS $$
+-- Lookups go through the primary key for every variant.  Columnar's
+-- planner prefers its own scan (chunk groups filtered by their min/max id)
+-- over an index, even with enable_seqscan off: both settings go on the
+-- lookups and on the plan check, and on nothing else (an index-only scan
+-- would change count(*)).  Off for every variant, heap and compressx plan
+-- the same index scan as without.
+CREATE FUNCTION lookup_plan(tbl text) RETURNS text LANGUAGE plpgsql
+SET enable_seqscan = off SET columnar.enable_custom_scan = off AS $$
+DECLARE p text;
+BEGIN
+    EXECUTE format('EXPLAIN (COSTS OFF) SELECT body FROM %I WHERE id = 1', tbl) INTO p;
+    RETURN p;
+END $$;
+CREATE FUNCTION lookups(tbl text, n int) RETURNS void LANGUAGE plpgsql
+SET enable_seqscan = off SET columnar.enable_custom_scan = off AS $$
 DECLARE maxid int; b text;
 BEGIN
     EXECUTE format('SELECT max(id) FROM %I', tbl) INTO maxid;
@@ -141,16 +298,28 @@ BEGIN
     END LOOP;
 END $$;
 DO $$
+DECLARE t record;
+BEGIN
+    FOR t IN SELECT tbl, lookup_plan(tbl) AS plan FROM tables LOOP
+        IF t.plan NOT LIKE format('Index Scan using %s_pkey on %s%%', t.tbl, t.tbl) THEN
+            RAISE EXCEPTION 'lookups on % do not use the primary key: %', t.tbl, t.plan;
+        END IF;
+    END LOOP;
+END $$;
+DO $$
 DECLARE r int; t record;
 BEGIN
     FOR r IN 0..current_setting('bench.runs')::int LOOP   -- run 0 warms the cache
-        FOR t IN SELECT * FROM tables LOOP
+        FOR t IN SELECT tb.*, v.updates FROM tables tb JOIN variants v USING (label) LOOP
             INSERT INTO timings VALUES
               (t.dataset, t.label, 'count', r, time_ms(format('SELECT count(*) FROM %I', t.tbl), 20)),
               (t.dataset, t.label, 'narrow', r, time_ms(format('SELECT sum(n) FROM %I', t.tbl), 20)),
               (t.dataset, t.label, 'read all', r, time_ms(format('SELECT sum(length(body)) FROM %I', t.tbl))),
-              (t.dataset, t.label, 'lookup x200', r, time_ms(format('SELECT lookups(%L, 200)', t.tbl))),
-              (t.dataset, t.label, 'update n', r, time_ms(format('UPDATE %I SET n = n + 1 WHERE id %% 10 = 0', t.tbl)));
+              (t.dataset, t.label, 'lookup x200', r, time_ms(format('SELECT lookups(%L, 200)', t.tbl)));
+            IF t.updates THEN
+                INSERT INTO timings VALUES
+                  (t.dataset, t.label, 'update n', r, time_ms(format('UPDATE %I SET n = n + 1 WHERE id %% 10 = 0', t.tbl)));
+            END IF;
         END LOOP;
     END LOOP;
     DELETE FROM timings WHERE run = 0;
@@ -173,6 +342,7 @@ done
 
 psql_b -v out="$work" <<'SQL'
 \pset footer off
+\pset null 'n/a'
 CREATE TABLE codec_speed AS
 SELECT 'docs' AS dataset, * FROM compressx.advise('src_docs', 2000, 50) WHERE column_name = 'body'
 UNION ALL
@@ -184,7 +354,7 @@ FROM timings t JOIN timings h ON h.dataset = t.dataset AND h.what = t.what AND h
                               AND h.label = 'heap pglz'
 GROUP BY 1, 2, 3;
 CREATE VIEW summary AS
-SELECT tb.dataset, tb.label, v.ord,
+SELECT tb.dataset, tb.label, v.ord, v.am, v.codec, v.dict_size, tb.table_bytes,
        tb.value_ratio,
        round(tb.raw_bytes::numeric / tb.table_bytes, 2) AS table_ratio,
        round(tb.table_bytes / 1048576.0, 1) AS table_mb,
@@ -219,7 +389,11 @@ WITH s AS (SELECT * FROM summary),
      vf AS (SELECT dataset,
                    (percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) FILTER (WHERE what = 'vacuum full'))::numeric AS vf_ms,
                    (percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) FILTER (WHERE what = 'recompress lz4'))::numeric AS rc_ms
-            FROM timings GROUP BY dataset)
+            FROM timings GROUP BY dataset),
+     best_dict AS (SELECT DISTINCT ON (dataset) dataset, label, table_bytes FROM s
+                   WHERE am = 'compressx' AND dict_size IS NOT NULL ORDER BY dataset, table_bytes),
+     peer_zstd AS (SELECT DISTINCT ON (dataset) dataset, label, table_bytes FROM s
+                   WHERE am = 'columnar' AND codec = 'zstd' ORDER BY dataset, table_bytes)
 SELECT target, value, CASE WHEN met THEN 'met' ELSE 'NOT MET' END AS result FROM (
   SELECT 'docs: compressx zstd-3 stored ratio of the values >= 3.4' AS target,
          (SELECT value_ratio FROM s WHERE dataset = 'docs' AND label = 'compressx zstd-3')::text AS value,
@@ -227,14 +401,14 @@ SELECT target, value, CASE WHEN met THEN 'met' ELSE 'NOT MET' END AS result FROM
   UNION ALL
   SELECT 'count(*) and narrow scans <= 1.1x heap (worst compressx variant: docs, json)',
          (SELECT string_agg(w::text, ', ' ORDER BY dataset) FROM
-            (SELECT dataset, max(greatest(count_x, narrow_x)) AS w FROM s WHERE label LIKE 'compressx%' GROUP BY 1) t),
-         (SELECT max(greatest(count_x, narrow_x)) <= 1.1 FROM s WHERE label LIKE 'compressx%')
+            (SELECT dataset, max(greatest(count_x, narrow_x)) AS w FROM s WHERE am = 'compressx' GROUP BY 1) t),
+         (SELECT max(greatest(count_x, narrow_x)) <= 1.1 FROM s WHERE am = 'compressx')
   UNION ALL
   SELECT 'reading every value <= 1.3x heap pglz (worst compressx variant: docs, json)',
          (SELECT string_agg(format('%s (%s)', read_x, label), ', ' ORDER BY dataset) FROM
-            (SELECT DISTINCT ON (dataset) dataset, label, read_x FROM s WHERE label LIKE 'compressx%'
+            (SELECT DISTINCT ON (dataset) dataset, label, read_x FROM s WHERE am = 'compressx'
              ORDER BY dataset, read_x DESC) t),
-         (SELECT max(read_x) <= 1.3 FROM s WHERE label LIKE 'compressx%')
+         (SELECT max(read_x) <= 1.3 FROM s WHERE am = 'compressx')
   UNION ALL
   SELECT '  json, zstd-3 and zstd-3 with a dictionary',
          (SELECT string_agg(read_x::text, ', ' ORDER BY ord) FROM s
@@ -261,25 +435,43 @@ SELECT target, value, CASE WHEN met THEN 'met' ELSE 'NOT MET' END AS result FROM
           FROM s WHERE dataset = 'json' AND label IN ('compressx zstd-3', 'compressx zstd-3 dict')),
          (SELECT (SELECT table_mb FROM s WHERE dataset = 'json' AND label = 'compressx zstd-3')
                  <= 0.75 * (SELECT table_mb FROM s WHERE dataset = 'json' AND label = 'heap pglz'))
+  UNION ALL
+  -- against the peer: compressx's smallest table with a dictionary, and
+  -- columnar's smallest with zstd (whatever rows the variants table has)
+  SELECT 'compressx with a dictionary (smallest) table <= 1.2x columnar zstd''s (docs, json)',
+         (SELECT string_agg(format('%s (%s)', round(d.table_bytes::numeric / c.table_bytes, 2), d.label), ', '
+                            ORDER BY dataset)
+          FROM best_dict d JOIN peer_zstd c USING (dataset)),
+         (SELECT count(*) = (SELECT count(DISTINCT dataset) FROM s) AND bool_and(d.table_bytes <= 1.2 * c.table_bytes)
+          FROM best_dict d JOIN peer_zstd c USING (dataset))
+  UNION ALL
+  SELECT '200 primary-key lookups <= 1.05x heap pglz (worst compressx variant: docs, json)',
+         (SELECT string_agg(format('%s (%s)', lookup_x, label), ', ' ORDER BY dataset) FROM
+            (SELECT DISTINCT ON (dataset) dataset, label, lookup_x FROM s WHERE am = 'compressx'
+             ORDER BY dataset, lookup_x DESC) t),
+         (SELECT max(lookup_x) <= 1.05 FROM s WHERE am = 'compressx')
 ) t;
 
 \pset format unaligned
 \pset tuples_only on
+\pset null ''
 \o :out/results.md
 SELECT '| dataset | variant | value ratio | table ratio | table MB | COPY x | count(*) x | narrow x | read all x | lookup x | update x |'
 UNION ALL SELECT '|---|---|---|---|---|---|---|---|---|---|---|'
 UNION ALL SELECT * FROM (
   SELECT format('| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |', dataset, label, value_ratio, table_ratio,
-                table_mb, copy_x, count_x, narrow_x, read_x, lookup_x, update_x)
+                table_mb, copy_x, count_x, narrow_x, read_x, lookup_x, coalesce(update_x::text, 'n/a'))
   FROM summary ORDER BY dataset, ord) t;
 \o
 \pset tuples_only off
 \pset fieldsep ','
 \o :out/results.csv
-SELECT dataset, label, value_ratio, table_mb, copy_ms, read_ms, copy_x, read_x FROM summary ORDER BY dataset, ord;
+SELECT dataset, label, value_ratio, table_mb, copy_ms, read_ms, copy_x, read_x, am, lookup_x, update_x
+FROM summary ORDER BY dataset, ord;
 \o
 SQL
 cp "$work/results.md" "$work/results.csv" "$out/"
+[ "$columnar" = 0 ] || echo "peer: citus_columnar $(psql_b -At -c "SELECT extversion FROM pg_extension WHERE extname = 'citus_columnar'")" >> "$out/results.md"
 echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB, $(uname -r), $(date -u +%F)" >> "$out/results.md"
 
 # charts
@@ -288,4 +480,4 @@ if [ ! -x "$venv/bin/python" ]; then
     python3 -m venv "$venv" && "$venv/bin/pip" install -q matplotlib
 fi
 "$venv/bin/python" "$cx_root/test/bench/charts.py" "$out/results.csv" "$out"
-echo "written: $out/results.md, $out/results.csv, $out/size_vs_load.png, $out/read_time.png"
+echo "written: $out/results.md, $out/results.csv, $out/size_vs_load.png, $out/read_time.png, $out/size_vs_read.png"
