@@ -300,9 +300,6 @@ compressx_auto_dictionary_main(Datum main_arg)
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
 	BackgroundWorkerUnblockSignals();
 	BackgroundWorkerInitializeConnectionByOid(DatumGetObjectId(main_arg), InvalidOid, 0);
-	/* named in pg_stat_activity and in log lines (%a) */
-	(void) set_config_option("application_name", "compressx auto dictionary",
-							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SET, true, 0, false);
 
 	/* one worker per database: the others exit */
 	SetCurrentStatementStartTimestamp();
@@ -314,6 +311,9 @@ compressx_auto_dictionary_main(Datum main_arg)
 		proc_exit(0);
 	}
 	CommitTransactionCommand();
+	/* named in pg_stat_activity and in log lines (%a) */
+	(void) set_config_option("application_name", "compressx auto dictionary",
+							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SET, true, 0, false);
 
 	cxt = AllocSetContextCreate(TopMemoryContext, "compressx auto dictionary worker",
 								ALLOCSET_DEFAULT_SIZES);
