@@ -1,26 +1,37 @@
 /*-------------------------------------------------------------------------
  *
  * dict_auto_worker.c
- *	  The background worker of automatic dictionaries: one run over the
+ *	  The background worker of automatic dictionaries: passes over the
  *	  columns of one database that have dictionary => 'auto'.
  *
  * Started by catalog/dict_auto.c when a transaction that wrote to such a
  * table commits (at most once per compressx.auto_dictionary_naptime per
  * backend).  It connects to its database as the bootstrap superuser, as
- * autovacuum does, but does no work as it: it takes the session advisory
- * lock of the database's automatic dictionaries (exits at once when
- * another worker holds it), lists the tables with a column whose last
+ * autovacuum does, but does no work as it.  It takes the session advisory
+ * lock of the database's automatic dictionaries (and exits at once when
+ * another worker holds it), then makes passes a naptime apart: each lists
+ * the tables with such a column that changed since their last check (the
+ * statistics counters and file of CX_AUTO_ACTIVITY_SQL) and whose last
  * check is older than the naptime, and for each one, in two transactions
  * of its own, prunes (dict_prune.c) and checks (dict_auto_sql.c) as the
- * table's owner, exactly as compressx.auto_dictionary_run() does, with
- * two differences: a table whose SHARE UPDATE EXCLUSIVE lock is taken is
- * left for a later run instead of waited for, and it waits at most 10 s
- * for writers before pruning.  Hostile roles share databases: the owner's
- * identity, in a security-restricted operation with search_path pinned,
- * means the work can do nothing the owner could not (it trains only on
- * tables the owner may read in full, see why_not_readable()), and no
- * object another role planted is run.  An error ends the table's
- * transaction only: it is logged and recorded as the columns' state.
+ * table's owner, as compressx.auto_dictionary_run() does, with two
+ * differences: a table whose SHARE UPDATE EXCLUSIVE lock is taken is left
+ * for a later pass instead of waited for, and it waits at most 10 s for
+ * writers before pruning.
+ *
+ * It exits after two passes that found nothing changed: a backend reports
+ * its counters up to 10 s after its writes (60 s while busy), so the
+ * worker a write starts stays at least a naptime to see them.  While it
+ * stays, it leaves as soon as another session wants the database to itself
+ * (DROP DATABASE waits 5 s for the other sessions, then fails), and at
+ * SIGTERM.
+ *
+ * Hostile roles share databases: the owner's identity, in a
+ * security-restricted operation with search_path pinned, means the work
+ * can do nothing the owner could not (it trains only on tables the owner
+ * may read in full, see why_not_readable()), and no object another role
+ * planted is run.  An error ends the table's transaction only: it is
+ * logged and recorded as the columns' state.
  *
  *-------------------------------------------------------------------------
  */
@@ -28,6 +39,7 @@
 
 #include "access/xact.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_database.h"
 #include "catalog/pg_inherits.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
@@ -244,6 +256,25 @@ run_step(Oid relid, bool prune, MemoryContext cxt)
 }
 
 /*
+ * Whether another session wants this database to itself: DROP DATABASE,
+ * ALTER DATABASE .. RENAME or SET TABLESPACE (ACCESS EXCLUSIVE on the
+ * database, held while they wait for the other sessions to leave), CREATE
+ * DATABASE .. TEMPLATE it (SHARE).  Their wait is short (5 s), and this
+ * worker is such a session: it leaves at once.
+ */
+static bool
+database_wanted(void)
+{
+	LOCKTAG		tag;
+
+	SET_LOCKTAG_OBJECT(tag, InvalidOid, DatabaseRelationId, MyDatabaseId, 0);
+	if (LockAcquire(&tag, RowExclusiveLock, true, true) == LOCKACQUIRE_NOT_AVAIL)
+		return true;
+	LockRelease(&tag, RowExclusiveLock, true);
+	return false;
+}
+
+/*
  * Look at the database's automatic columns (in a transaction of its own)
  * and work on the tables that are due.  Returns whether anything was due
  * or is pending; *next_s: seconds until the next pending one is due.
@@ -272,6 +303,8 @@ one_pass(MemoryContext cxt, double *next_s)
 	foreach(lc, dt.due)
 	{
 		CHECK_FOR_INTERRUPTS();
+		if (database_wanted())
+			proc_exit(0);
 		run_step(lfirst_oid(lc), true, cxt);
 		run_step(lfirst_oid(lc), false, cxt);
 	}
@@ -330,10 +363,16 @@ compressx_auto_dictionary_main(Datum main_arg)
 		pgstat_report_activity(STATE_IDLE, NULL);
 		if (quiet >= 2)
 			break;
-		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-						 (long) (Max(next_s, 0.1) * 1000), PG_WAIT_EXTENSION);
-		ResetLatch(MyLatch);
-		CHECK_FOR_INTERRUPTS();
+		/* in slices of a second at most, to leave when the database is wanted */
+		for (long wait_ms = (long) (Max(next_s, 0.1) * 1000); wait_ms > 0; wait_ms -= 1000)
+		{
+			(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+							 Min(wait_ms, 1000), PG_WAIT_EXTENSION);
+			ResetLatch(MyLatch);
+			CHECK_FOR_INTERRUPTS();
+			if (database_wanted())
+				proc_exit(0);
+		}
 	}
 	proc_exit(0);
 }

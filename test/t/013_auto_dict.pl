@@ -153,6 +153,26 @@ my $workers = $node->safe_psql('postgres', q{
                                      GROUP BY datid) w});
 ok($workers <= 1, "at most one worker runs per database ($workers)");
 
+# A worker stays a naptime after the writes that started it, but leaves as
+# soon as its database is dropped (DROP DATABASE waits only 5 s for other
+# sessions).
+$node->safe_psql('postgres', 'ALTER SYSTEM SET compressx.auto_dictionary_naptime = 300');
+$node->safe_psql('postgres', 'SELECT pg_reload_conf()');
+$node->safe_psql('postgres', 'CREATE DATABASE dropme');
+$node->safe_psql('dropme', q{
+    CREATE EXTENSION compressx;
+    CREATE TABLE d (id integer, doc text) USING compressx;
+    SET client_min_messages = warning;
+    SELECT compressx.set_column_codec('d', 'doc', 'zstd', dictionary => 'auto');
+});
+$node->safe_psql('dropme', "INSERT INTO d SELECT i, 'row ' || i FROM generate_series(1, 10) i");
+ok($node->poll_query_until('postgres', q{
+    SELECT count(*) = 1 FROM pg_stat_activity
+    WHERE datname = 'dropme' AND application_name = 'compressx auto dictionary'}),
+	'a worker stays in the database');
+my ($drop_rc, $drop_out, $drop_err) = $node->psql('postgres', 'DROP DATABASE dropme');
+is($drop_rc, 0, 'DROP DATABASE works: the worker leaves') or diag $drop_err;
+
 $node->stop;
 my $log_text = slurp_file($node->logfile);
 unlike($log_text, qr/TRAP:|terminated by signal/, 'no assertion failure or crash');
