@@ -386,6 +386,10 @@ is(on_placements('ref_docs', q{SELECT codec FROM compressx.column_codec_settings
 	'lz4,lz4,lz4,lz4', 'no placement changed');
 
 # bad input
+($rc, $out, $err) = $coord->psql('postgres', "SELECT compressx.set_column_codec('docs', 'body', 'zstd', dictionary => 'auto')");
+like($err, qr/automatic dictionaries are not maintained for Citus table "docs"/, 'no automatic dictionary for a Citus table');
+($rc, $out, $err) = $coord->psql('postgres', "SELECT * FROM compressx.auto_dictionary_run('docs')");
+like($err, qr/automatic dictionaries are not maintained for Citus table "docs"/, 'auto_dictionary_run refuses a Citus table');
 ($rc, $out, $err) = $coord->psql('postgres', "CALL compressx.recompress_online('docs', 'lz4')");
 like($err, qr/does not run on Citus table/, 'recompress_online refuses a Citus table');
 ($rc, $out, $err) = $w1->psql('postgres', "SELECT compressx.citus_push('docs')");
