@@ -500,6 +500,9 @@ check_column(Relation rel, AttrNumber attnum, const CxColumnSetting *s)
 		if (st.too_large > 0)
 			message = psprintf("%s %d values larger than 128 kB were left out: a dictionary helps small values.",
 							   message, st.too_large);
+		if (st.bytes >= CX_SAMPLE_TOTAL_MAX)
+			message = psprintf("%s The sample stopped at 8 MB of values: for values this large, lower compressx.auto_dictionary_min_values.",
+							   message);
 		if (dict_id)
 			baseline = baseline_of(relid, attnum, dict_id);
 	}
