@@ -89,6 +89,7 @@ due_tables(DueTables *dt)
 	Oid			types[1] = {INT4OID};
 	Datum		values[1];
 	ListCell   *lc;
+	MemoryContext caller = CurrentMemoryContext;	/* outlives SPI's */
 	int			nest = NewGUCNestLevel();
 
 	dt->due = NIL;
@@ -125,7 +126,7 @@ due_tables(DueTables *dt)
 		char		relkind = DatumGetChar(SPI_getbinval(tup, desc, 2, &isnull));
 		bool		changed = DatumGetBool(SPI_getbinval(tup, desc, 3, &isnull));
 		double		wait_s = DatumGetFloat8(SPI_getbinval(tup, desc, 4, &isnull));
-		MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+		MemoryContext old = MemoryContextSwitchTo(caller);
 
 		if (relkind == RELKIND_PARTITIONED_TABLE)
 			parents = lappend_oid(parents, relid);
@@ -133,7 +134,10 @@ due_tables(DueTables *dt)
 		{
 			own = lappend_oid(own, relid);
 			if (changed && wait_s <= 0)
+			{
+				MemoryContextSwitchTo(TopMemoryContext);
 				dt->due = lappend_oid(dt->due, relid);
+			}
 			else if (changed)
 			{
 				dt->pending = true;
