@@ -7,10 +7,10 @@
  * A column set with dictionary => 'auto' (compressx.column_settings.
  * auto_dictionary) gets a dictionary once it holds enough values, a new
  * one when its values change character, and loses the dictionaries no
- * stored value names any more: sql/dict_auto.c decides, sql/dict_prune.c
- * prunes, compressx.auto_dictionary_run() does both on demand and the
- * background worker (sql/dict_auto_worker.c) does them for every such
- * column of a database.
+ * stored value names any more: sql/dict_auto_sql.c decides,
+ * sql/dict_prune.c prunes, compressx.auto_dictionary_run() does both on
+ * demand and the background worker (sql/dict_auto_worker.c) does them for
+ * every such column of a database.
  *
  * Which worker.  A dynamic background worker, started by a backend that
  * wrote to a table with such a column, when its transaction commits, at
@@ -21,10 +21,11 @@
  * worker needs nothing but a free max_worker_processes slot, and work only
  * appears where rows are written (rewrites count: VACUUM FULL can free
  * dictionaries for pruning).  Each worker serves one database, does what
- * is due there and exits; a session advisory lock (CX_AUTO_LOCK_KEY) lets
- * only one run per database, so the others a busy database starts exit at
- * once.  When no slot is free nothing is lost: the next write after the
- * naptime tries again, and auto_dictionary_run() works without a worker.
+ * is due there while its tables change and exits (sql/dict_auto_worker.c);
+ * a session advisory lock (CX_AUTO_LOCK_KEY) lets only one run per
+ * database, so the others a busy database starts exit at once.  When no
+ * slot is free nothing is lost: the next write after the naptime tries
+ * again, and auto_dictionary_run() works without a worker.
  *
  *-------------------------------------------------------------------------
  */

@@ -4,7 +4,7 @@
  *	  Automatic zstd dictionaries (dictionary => 'auto'): settings, and the
  *	  request that starts the background worker.
  *
- * The work itself (training, retraining, pruning) is sql/dict_auto.c's,
+ * The work itself (training, retraining, pruning) is sql/dict_auto_sql.c's,
  * sql/dict_prune.c's and sql/dict_auto_worker.c's.
  *
  *-------------------------------------------------------------------------

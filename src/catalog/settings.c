@@ -694,7 +694,7 @@ cx_check_settings_column(Oid relid, const char *column)
  *							  [, dictionary text DEFAULT NULL])
  *
  * The entry of versions before 0.4.0 (five arguments); 0.4.0's is
- * sql/dict_auto.c's, which takes the dictionary too.
+ * sql/dict_auto_sql.c's, which takes the dictionary too.
  */
 Datum
 compressx_set_column_codec(PG_FUNCTION_ARGS)

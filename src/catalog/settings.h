@@ -22,7 +22,7 @@ typedef struct CxColumnSetting
 	bool		explicit_setting;	/* from compressx.column_settings */
 	bool		dict_auto;		/* dictionary => 'auto' (zstd only): the
 								 * dictionary is trained and replaced by
-								 * compressx (sql/dict_auto.c) */
+								 * compressx (sql/dict_auto_sql.c) */
 } CxColumnSetting;
 
 /* What set_column_codec's dictionary argument asks for. */
