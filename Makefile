@@ -7,6 +7,7 @@ OBJS = \
 	src/catalog/relation.o \
 	src/catalog/settings.o \
 	src/catalog/dict.o \
+	src/catalog/dict_auto.o \
 	src/catalog/citus.o \
 	src/am/am.o \
 	src/am/am_index.o \
@@ -15,6 +16,9 @@ OBJS = \
 	src/am/slot.o \
 	src/sql/advise.o \
 	src/sql/citus_fanout.o \
+	src/sql/dict_auto_sql.o \
+	src/sql/dict_auto_worker.o \
+	src/sql/dict_prune.o \
 	src/sql/dict_train.o \
 	src/sql/frame.o \
 	src/sql/inspect.o \
@@ -27,14 +31,15 @@ OBJS = \
 	src/compressx.o
 
 EXTENSION = compressx
-DATA = sql/compressx--0.1.0.sql sql/compressx--0.1.0--0.2.0.sql sql/compressx--0.2.0--0.3.0.sql
+DATA = sql/compressx--0.1.0.sql sql/compressx--0.1.0--0.2.0.sql sql/compressx--0.2.0--0.3.0.sql \
+	sql/compressx--0.3.0--0.4.0.sql
 PGFILEDESC = "compressx - per-column compression for PostgreSQL"
 
 SHLIB_LINK = -llz4 -lzstd
 PG_CPPFLAGS = -I$(srcdir)/src
 
 # pg_regress files live in sql/ and expected/ (see test/run_tests.sh)
-REGRESS = codecs frame column_stats recompress am am_storage publication verify security advise dict update hostile limits sort_hash recompress_online recompress_online_am recompress_online_kinds
+REGRESS = codecs frame column_stats recompress am am_storage publication verify security advise dict dict_auto update hostile limits sort_hash recompress_online recompress_online_am recompress_online_kinds
 REGRESS_OPTS = --load-extension=compressx
 
 PG_CONFIG ?= pg_config

@@ -7,14 +7,15 @@
  * The source tree is layered; a layer uses only the layers below it:
  *
  *	  sql/		 SQL-facing operations: recompress_table, inspection and
- *				 ratios, verify, advise, frame functions, dictionary training
+ *				 ratios, verify, advise, frame functions, dictionary training,
+ *				 automatic dictionaries and their background worker
  *	  logical/	 logical decoding: the output plugins that decode compressx
  *				 values (beside sql/, using the layers below)
  *	  am/		 the table access method: handler, slot, writes, index
  *				 builds, rewrites
  *	  catalog/	 compressx's tables: per-column settings (cached per
  *				 relation), the dictionary cache, which relations are
- *				 compressx's
+ *				 compressx's, when the automatic dictionary worker starts
  *	  storage/	 codecs, and the stored format of one value
  *	  compat.h	 version differences, usable by every layer
  *
@@ -28,6 +29,7 @@
 #include "am/am.h"
 #include "am/rewrite.h"
 #include "catalog/dict.h"
+#include "catalog/dict_auto.h"
 #include "catalog/settings.h"
 #include "logical/decoder.h"
 #include "sql/inspect.h"
@@ -43,6 +45,7 @@ _PG_init(void)
 	cx_codec_init();
 	cx_settings_init();
 	cx_dict_init();
+	cx_autodict_init();
 	cx_rewrite_init();
 	cx_write_init();
 	cx_inspect_init();

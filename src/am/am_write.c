@@ -56,6 +56,7 @@
 
 #include "am/am.h"
 #include "catalog/dict.h"
+#include "catalog/dict_auto.h"
 #include "storage/format.h"
 #include "am/rewrite.h"
 #include "am/slot.h"
@@ -378,6 +379,7 @@ cx_encode_row(Relation rel, const CxColumnSetting *settings,
 {
 	CxRowPlan	plan;
 
+	cx_autodict_note_write(rel, settings);
 	plan_row(rel, settings, values, isnull, oldtup, old_stored, old_nulls, NULL,
 			 &plan);
 	return form_planned_row(rel, &plan, options);
@@ -467,6 +469,7 @@ plan_slot(Relation rel, TupleTableSlot *slot, HeapTuple oldtup, CxRowPlan *plan)
 									   Max(RelationGetDescr(rel)->natts, 1));
 
 	cx_resolve_settings(rel, settings);
+	cx_autodict_note_write(rel, settings);
 	slot_getallattrs(slot);
 	plan_row(rel, settings, slot->tts_values, slot->tts_isnull, oldtup, NULL, NULL,
 			 NULL, plan);

@@ -104,7 +104,7 @@ const struct config_enum_entry cx_codec_options[] = {
 #define Anum_cs_level		5
 #define Anum_cs_min_size	6
 #define Anum_cs_dict_id		7
-#define Natts_cs			7
+#define Anum_cs_auto_dictionary	8	/* since 0.4.0 */
 
 /* Column of compressx.dictionaries naming the table it serves */
 #define Anum_dict_relid		2
@@ -116,6 +116,7 @@ typedef struct CachedSetting
 	int			level;			/* -1000: NULL */
 	int			min_size;		/* -1: NULL */
 	int32		dict_id;		/* 0: NULL */
+	bool		dict_auto;		/* auto_dictionary (false before 0.4.0) */
 } CachedSetting;
 
 #define LEVEL_NULL (-1000)
@@ -290,6 +291,9 @@ load_settings(Oid relid)
 	if (OidIsValid(tableoid))
 	{
 		Relation	srel = table_open(tableoid, AccessShareLock);
+		int			natts = RelationGetDescr(srel)->natts;
+		Datum	   *values = palloc(sizeof(Datum) * natts);
+		bool	   *nulls = palloc(sizeof(bool) * natts);
 		ScanKeyData key;
 		SysScanDesc scan;
 		HeapTuple	tup;
@@ -303,8 +307,6 @@ load_settings(Oid relid)
 		scan = systable_beginscan(srel, InvalidOid, false, SnapshotSelf, 1, &key);
 		while ((tup = systable_getnext(scan)) != NULL)
 		{
-			Datum		values[Natts_cs];
-			bool		nulls[Natts_cs];
 			CachedSetting *cs = palloc(sizeof(CachedSetting));
 			const CxCodec *codec;
 			Oid			dict_owner;
@@ -319,6 +321,9 @@ load_settings(Oid relid)
 				DatumGetInt32(values[Anum_cs_min_size - 1]);
 			cs->dict_id = nulls[Anum_cs_dict_id - 1] ? 0 :
 				DatumGetInt32(values[Anum_cs_dict_id - 1]);
+			cs->dict_auto = natts >= Anum_cs_auto_dictionary &&
+				!nulls[Anum_cs_auto_dictionary - 1] &&
+				DatumGetBool(values[Anum_cs_auto_dictionary - 1]);
 			/* a missing one is reported when a value is encoded */
 			if (cs->dict_id != 0 && OidIsValid(dict_owner = dictionary_owner(cs->dict_id)) &&
 				dict_owner != relid)
@@ -336,6 +341,8 @@ load_settings(Oid relid)
 		}
 		systable_endscan(scan);
 		table_close(srel, AccessShareLock);
+		pfree(values);
+		pfree(nulls);
 	}
 
 	entry = hash_search(settings_cache, &relid, HASH_ENTER, &found);
@@ -440,12 +447,14 @@ resolve_uncached(Relation rel, Oid relid, CxColumnSetting *out)
 		CxColumnSetting *s = &out[i];
 		CachedSetting *cs;
 		Oid			from;
+		bool		via_shell = false;
 
 		s->codec = defcodec;
 		s->level = level_or_default(defcodec, cx_default_level);
 		s->min_size = cx_min_size;
 		s->dict_id = 0;
 		s->explicit_setting = false;
+		s->dict_auto = false;
 		if (att->attisdropped || att->attlen != -1)
 			continue;
 		/* COMPRESSION pglz | lz4 of the column (CREATE or ALTER TABLE) */
@@ -473,8 +482,11 @@ resolve_uncached(Relation rel, Oid relid, CxColumnSetting *out)
 			}
 			if (OidIsValid(shell) &&
 				(shellatt = get_attnum(shell, NameStr(att->attname))) != InvalidAttrNumber)
+			{
 				cs = find_setting(shell, get_rel_relispartition(shell), shellatt,
 								  NameStr(att->attname), &from);
+				via_shell = true;
+			}
 		}
 		if (cs == NULL)
 			continue;
@@ -487,6 +499,12 @@ resolve_uncached(Relation rel, Oid relid, CxColumnSetting *out)
 			(from == relid || (shell_dicts && from == shell)))
 			s->dict_id = cs->dict_id;
 		s->explicit_setting = true;
+		/*
+		 * A partition following its parent's row trains dictionaries of its
+		 * own (they serve one table); a Citus shard never (its shell's row
+		 * carries no policy: catalog/citus.c sends none).
+		 */
+		s->dict_auto = s->codec->id == CX_CODEC_ZSTD && cs->dict_auto && !via_shell;
 	}
 }
 
@@ -678,38 +696,96 @@ cx_check_settings_column(Oid relid, const char *column)
 
 /*
  * compressx.set_column_codec(rel regclass, column_name name, codec text,
- *							  level int DEFAULT NULL, min_size int DEFAULT NULL)
+ *							  level int DEFAULT NULL, min_size int DEFAULT NULL
+ *							  [, dictionary text DEFAULT NULL])
  *
- * On a partitioned table the setting is stored for the table and each of
- * its existing partitions.  Takes ShareUpdateExclusiveLock on the tables.
+ * The entry of versions before 0.4.0 (five arguments); 0.4.0's is
+ * sql/dict_auto_sql.c's, which takes the dictionary too.
  */
 Datum
 compressx_set_column_codec(PG_FUNCTION_ARGS)
 {
-	Oid			relid;
-	char	   *column;
-	const CxCodec *codec;
-	List	   *rels;
-	ListCell   *lc;
-
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("relation, column and codec must not be null"),
 				 errhint("Use compressx.reset_column_codec() to return a column to the defaults.")));
-	relid = PG_GETARG_OID(0);
-	column = NameStr(*PG_GETARG_NAME(1));
-	codec = cx_codec_by_name_or_error(text_to_cstring(PG_GETARG_TEXT_PP(2)));
-	(void) cx_codec_resolve_level(codec, PG_ARGISNULL(3),
-								  PG_ARGISNULL(3) ? 0 : PG_GETARG_INT32(3));
-	if (!PG_ARGISNULL(4) && PG_GETARG_INT32(4) < 0)
+	(void) cx_set_column_codec(PG_GETARG_OID(0), NameStr(*PG_GETARG_NAME(1)),
+							   cx_codec_by_name_or_error(text_to_cstring(PG_GETARG_TEXT_PP(2))),
+							   PG_ARGISNULL(3), PG_ARGISNULL(3) ? 0 : PG_GETARG_INT32(3),
+							   PG_ARGISNULL(4), PG_ARGISNULL(4) ? 0 : PG_GETARG_INT32(4),
+							   CX_DICT_KEEP);
+	PG_RETURN_VOID();
+}
+
+bool
+cx_settings_have_auto_column(void)
+{
+	Oid			tableoid = cx_extension_table_oid("column_settings");
+
+	return OidIsValid(tableoid) &&
+		get_attnum(tableoid, "auto_dictionary") == Anum_cs_auto_dictionary;
+}
+
+/*
+ * Store the dictionary policy of one column whose setting row exists:
+ * 'auto' marks it, 'none' also forgets its dictionary.  Either starts the
+ * column's automatic state afresh (compressx.auto_dictionary_state).
+ */
+static void
+store_dict_policy(Oid relid, AttrNumber attnum, CxDictPolicy dictionary)
+{
+	Oid			types[3] = {OIDOID, INT2OID, BOOLOID};
+	Datum		values[3];
+
+	values[0] = ObjectIdGetDatum(relid);
+	values[1] = Int16GetDatum(attnum);
+	values[2] = BoolGetDatum(dictionary == CX_DICT_AUTO);
+	cx_settings_exec("UPDATE compressx.column_settings "
+					 "SET auto_dictionary = $3, dict_id = CASE WHEN $3 THEN dict_id END "
+					 "WHERE relid = $1 AND attnum = $2",
+					 3, types, values, NULL);
+	cx_settings_exec("DELETE FROM compressx.auto_dictionary_state "
+					 "WHERE relid = $1 AND attnum = $2",
+					 2, types, values, NULL);
+}
+
+List *
+cx_set_column_codec(Oid relid, const char *column, const CxCodec *codec,
+					bool level_isnull, int level, bool min_size_isnull,
+					int min_size, CxDictPolicy dictionary)
+{
+	List	   *rels;
+	ListCell   *lc;
+
+	(void) cx_codec_resolve_level(codec, level_isnull, level);
+	if (!min_size_isnull && min_size < 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("min_size must not be negative")));
+	if (dictionary == CX_DICT_AUTO && codec->id != CX_CODEC_ZSTD)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("dictionary => 'auto' needs codec zstd, not %s", codec->name),
+				 errdetail("Dictionaries serve zstd only."),
+				 errhint("SELECT compressx.set_column_codec('%s', '%s', 'zstd', dictionary => 'auto');",
+						 get_rel_name(relid) ? get_rel_name(relid) : "?", column)));
+	if (dictionary != CX_DICT_KEEP && !cx_settings_have_auto_column())
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("the dictionary argument needs compressx 0.4.0"),
+				 errhint("ALTER EXTENSION compressx UPDATE")));
 
 	cx_check_settings_target(relid);
 	LockRelationOid(relid, ShareUpdateExclusiveLock);
 	cx_check_settings_target(relid);
+	if (dictionary == CX_DICT_AUTO && cx_citus_is_table(relid))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("automatic dictionaries are not maintained for Citus table \"%s\"",
+						get_rel_name(relid)),
+				 errdetail("Each node would train its own dictionary on the shards it holds, while the coordinator sends its settings and dictionaries to every node."),
+				 errhint("Train one with compressx.train_dictionary(): the coordinator sends it to the shards.")));
 
 	/* the table, its partitions and inheritance children */
 	rels = find_all_inheritors(relid, ShareUpdateExclusiveLock, NULL);
@@ -717,18 +793,20 @@ compressx_set_column_codec(PG_FUNCTION_ARGS)
 	foreach(lc, rels)
 	{
 		Oid			target = lfirst_oid(lc);
+		AttrNumber	attnum;
 
 		if (target != relid)
 			cx_check_settings_target(target);
-		cx_store_column_setting(target, column, cx_check_settings_column(target, column),
-								codec, PG_ARGISNULL(3), PG_ARGISNULL(3) ? 0 : PG_GETARG_INT32(3),
-								PG_ARGISNULL(4), PG_ARGISNULL(4) ? 0 : PG_GETARG_INT32(4),
-								false);
+		attnum = cx_check_settings_column(target, column);
+		cx_store_column_setting(target, column, attnum, codec, level_isnull, level,
+								min_size_isnull, min_size, false);
+		if (dictionary != CX_DICT_KEEP)
+			store_dict_policy(target, attnum, dictionary);
 	}
 	/* Citus tables: the same rows on every node */
 	foreach(lc, rels)
 		cx_citus_push(lfirst_oid(lc));
-	PG_RETURN_VOID();
+	return rels;
 }
 
 /*

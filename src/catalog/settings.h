@@ -20,7 +20,18 @@ typedef struct CxColumnSetting
 	int			min_size;		/* values shorter than this stay plain */
 	int32		dict_id;		/* zstd dictionary, 0: none */
 	bool		explicit_setting;	/* from compressx.column_settings */
+	bool		dict_auto;		/* dictionary => 'auto' (zstd only): the
+								 * dictionary is trained and replaced by
+								 * compressx (sql/dict_auto_sql.c) */
 } CxColumnSetting;
+
+/* What set_column_codec's dictionary argument asks for. */
+typedef enum CxDictPolicy
+{
+	CX_DICT_KEEP,				/* NULL: the column's dictionary as it is */
+	CX_DICT_AUTO,				/* 'auto': trained automatically */
+	CX_DICT_NONE				/* 'none': no dictionary */
+} CxDictPolicy;
 
 /* GUCs */
 extern int	cx_default_codec;
@@ -50,6 +61,19 @@ extern void cx_store_column_setting(Oid relid, const char *attname,
 									bool keep_min_size);
 
 extern void cx_settings_init(void);
+
+/*
+ * compressx.set_column_codec(): check the arguments, lock relid and its
+ * partitions and inheritance children (ShareUpdateExclusiveLock) and store
+ * the setting for each.  Returns their OIDs, relid first.
+ */
+extern List *cx_set_column_codec(Oid relid, const char *column,
+								 const CxCodec *codec, bool level_isnull,
+								 int level, bool min_size_isnull,
+								 int min_size, CxDictPolicy dictionary);
+
+/* Whether compressx.column_settings has the auto_dictionary column (0.4.0). */
+extern bool cx_settings_have_auto_column(void);
 
 
 /*

@@ -39,25 +39,6 @@
 PG_FUNCTION_INFO_V1(compressx_train_dictionary);
 PG_FUNCTION_INFO_V1(compressx_value_bytes);
 
-/*
- * Limits of training samples: each value's first bytes, and the total.
- * zstd's trainer is one library call that cannot be interrupted; it took
- * about 60 ms per MB of samples on a 2-core test machine (3.4 s for 64 MB),
- * so 8 MB keeps it near half a second.  zstd advises samples of about 100
- * times the dictionary's size: 8 MB is that for the default 16 kB and
- * eight times the largest dictionary (1 MB).
- */
-#define SAMPLE_VALUE_MAX	(128 * 1024)
-#define SAMPLE_TOTAL_MAX	(8 * 1024 * 1024)
-
-/*
- * Fewest non-empty values zstd's trainer accepts: it keeps a quarter of
- * them apart to test candidate dictionaries on, and needs at least five to
- * train on and one to test (fewer: "Src size is incorrect").  A useful
- * dictionary needs far more; this is only where training cannot start.
- */
-#define DICT_MIN_VALUES		7
-
 bytea *
 cx_dict_train(List *plain_values, int32 dict_size, int32 *nsamples,
 			  int64 *nbytes, const char **error)
@@ -73,15 +54,24 @@ cx_dict_train(List *plain_values, int32 dict_size, int32 *nsamples,
 	foreach(lc, plain_values)
 	{
 		struct varlena *plain = (struct varlena *) lfirst(lc);
-		size_t		vlen = Min(VARSIZE_ANY_EXHDR(plain), SAMPLE_VALUE_MAX);
+		size_t		vlen = Min(VARSIZE_ANY_EXHDR(plain), CX_SAMPLE_VALUE_MAX);
 
-		if (vlen == 0 || samples.len + vlen > SAMPLE_TOTAL_MAX)
+		if (vlen < CX_DICT_MIN_SAMPLE || samples.len + vlen > CX_SAMPLE_TOTAL_MAX)
 			continue;
 		appendBinaryStringInfo(&samples, VARDATA_ANY(plain), vlen);
 		sizes[n++] = vlen;
 	}
 	*nsamples = (int32) n;
 	*nbytes = samples.len;
+	if (n < CX_DICT_MIN_VALUES)
+	{
+		*error = psprintf("only %u values of %d bytes or more, training needs %d",
+						  n, CX_DICT_MIN_SAMPLE, CX_DICT_MIN_VALUES);
+		pfree(samples.data);
+		pfree(sizes);
+		pfree(dict);
+		return NULL;
+	}
 	len = ZDICT_trainFromBuffer(VARDATA(dict), dict_size, samples.data, sizes, n);
 	pfree(samples.data);
 	pfree(sizes);
@@ -97,16 +87,16 @@ cx_dict_train(List *plain_values, int32 dict_size, int32 *nsamples,
 
 /*
  * Keep the start of one plain value for training (what training uses:
- * each value's first SAMPLE_VALUE_MAX bytes, SAMPLE_TOTAL_MAX in all);
+ * each value's first CX_SAMPLE_VALUE_MAX bytes, CX_SAMPLE_TOTAL_MAX in all);
  * false when the total is reached.
  */
 static bool
 keep_sample_value(List **plains, int64 *kept, int *nvalues, struct varlena *plain)
 {
-	int32		len = Min(VARSIZE_ANY_EXHDR(plain), SAMPLE_VALUE_MAX);
+	int32		len = Min(VARSIZE_ANY_EXHDR(plain), CX_SAMPLE_VALUE_MAX);
 	struct varlena *cut;
 
-	if (*kept + len > SAMPLE_TOTAL_MAX)
+	if (*kept + len > CX_SAMPLE_TOTAL_MAX)
 		return false;
 	cut = palloc(VARHDRSZ + len);
 	SET_VARSIZE(cut, VARHDRSZ + len);
@@ -330,7 +320,7 @@ compressx_train_dictionary(PG_FUNCTION_ARGS)
 	CHECK_FOR_INTERRUPTS();
 
 	/* an empty or all-NULL column: say so, rather than relay zstd's error */
-	if (nvalues < DICT_MIN_VALUES)
+	if (nvalues < CX_DICT_MIN_VALUES)
 	{
 		if (sample == NIL)
 			ereport(ERROR,
@@ -338,7 +328,7 @@ compressx_train_dictionary(PG_FUNCTION_ARGS)
 					 errmsg("too few values in column \"%s\" of relation \"%s\" to train a zstd dictionary",
 							column, RelationGetRelationName(rel)),
 					 errdetail("The table has no rows; training needs at least %d non-empty values.",
-							   DICT_MIN_VALUES),
+							   CX_DICT_MIN_VALUES),
 					 errhint("Load rows into the table first: a useful dictionary needs many values, together many times dict_size.")));
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
@@ -347,7 +337,7 @@ compressx_train_dictionary(PG_FUNCTION_ARGS)
 				 errdetail_plural("The %d row sampled holds %d non-empty values of the column; training needs at least %d.",
 								  "The %d rows sampled hold %d non-empty values of the column; training needs at least %d.",
 								  list_length(sample),
-								  list_length(sample), nvalues, DICT_MIN_VALUES),
+								  list_length(sample), nvalues, CX_DICT_MIN_VALUES),
 				 errhint("Load more rows, or raise sample_rows: a useful dictionary needs many values, together many times dict_size.")));
 	}
 
@@ -357,7 +347,7 @@ compressx_train_dictionary(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("could not train a zstd dictionary for column \"%s\" of relation \"%s\"",
 						column, RelationGetRelationName(rel)),
-				 errdetail("zstd reports \"%s\" on a sample of %d values, " INT64_FORMAT " bytes.",
+				 errdetail("Training reports \"%s\" on a sample of %d values, " INT64_FORMAT " bytes.",
 						   error, nsamples, nbytes),
 				 errhint("Training needs many values, together many times dict_size: load more rows, raise sample_rows or lower dict_size.")));
 

@@ -46,6 +46,19 @@ FROM generate_series(3001, 4000) i;
 SELECT compressx.train_dictionary('dj', 'doc', 4096) > 0 AS d2;
 INSERT INTO dj SELECT id + 10000, doc FROM dj WHERE id <= 500 OR id > 3900;
 
+-- an automatic dictionary, trained at once, and its column's state (the
+-- background worker stays off: the state must not change on its own)
+SET compressx.auto_dictionary_worker = off;
+SET compressx.auto_dictionary_min_values = 200;
+CREATE TABLE autod (id integer PRIMARY KEY, doc text) USING compressx;
+INSERT INTO autod
+SELECT i, json_build_object('id', i, 'name', 'customer ' || i,
+                            'city', (ARRAY['Paris', 'Lyon', 'Nantes', 'Lille'])[1 + i % 4],
+                            'note', 'regular customer since ' || (2000 + i % 20))::text
+FROM generate_series(1, 1000) i;
+SELECT compressx.set_column_codec('autod', 'doc', 'zstd', dictionary => 'auto');
+INSERT INTO autod SELECT id + 1000, doc FROM autod WHERE id <= 100;
+
 -- a partitioned table with compressx partitions of different codecs and a
 -- heap one
 CREATE TABLE events (id integer, kind integer, payload text) PARTITION BY LIST (kind);

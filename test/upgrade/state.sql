@@ -28,11 +28,21 @@ SELECT pg_catalog.format('SELECT %L || '' verify problems='' || count(*) FROM co
 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
 WHERE n.nspname = 'public' AND c.relkind = 'r' ORDER BY c.relname \gexec
 -- settings and dictionaries
-SELECT 'setting ' || relid::text || ' ' || s::text FROM compressx.column_settings s ORDER BY 1;
+-- (the columns of 0.1.0: 0.4.0 adds auto_dictionary, shown below)
+SELECT 'setting ' || relid::text || ' ' || pg_catalog.format('(%s,%s,%s,%s,%s,%s,%s)',
+       s.relid, s.attname, s.attnum, s.codec, s.level, s.min_size, s.dict_id)
+FROM compressx.column_settings s ORDER BY 1;
 SELECT 'codec ' || table_name || '.' || column_name || ' ' || c::text
 FROM compressx.column_codecs c ORDER BY table_name, column_name;
 SELECT 'dictionary ' || dict_id || ' ' || relid::text || '.' || attname || ' ' || md5(dict) || ' ' || sample_values
 FROM compressx.dictionaries ORDER BY dict_id;
+-- automatic dictionaries (0.4.0)
+SELECT pg_catalog.to_regclass('compressx.auto_dictionaries') IS NOT NULL AS has_auto \gset
+\if :has_auto
+SELECT 'auto dictionary ' || table_name || '.' || column_name || ' ' || dictionary || ' '
+       || state || ' ' || last_action || ' ' || values_seen || ' ' || ratio_at_training
+FROM compressx.auto_dictionaries ORDER BY table_name, column_name;
+\endif
 -- an index scan over the expression index
 SELECT pg_catalog.to_regclass('public.mixed') IS NOT NULL AS has_mixed \gset
 \if :has_mixed

@@ -1,0 +1,150 @@
+/*-------------------------------------------------------------------------
+ *
+ * dict_auto.c
+ *	  Automatic zstd dictionaries: their settings, and when the background
+ *	  worker starts.
+ *
+ * A column set with dictionary => 'auto' (compressx.column_settings.
+ * auto_dictionary) gets a dictionary once it holds enough values, a new
+ * one when its values change character, and loses the dictionaries no
+ * stored value names any more: sql/dict_auto_sql.c decides,
+ * sql/dict_prune.c prunes, compressx.auto_dictionary_run() does both on
+ * demand and the background worker (sql/dict_auto_worker.c) does them for
+ * every such column of a database.
+ *
+ * Which worker.  A dynamic background worker, started by a backend that
+ * wrote to a table with such a column, when its transaction commits, at
+ * most once per compressx.auto_dictionary_naptime per backend.  A static
+ * launcher would need compressx in shared_preload_libraries, which
+ * compressx has never required (the access method loads the library on
+ * first use), and would run even where nothing is written; a dynamic
+ * worker needs nothing but a free max_worker_processes slot, and work only
+ * appears where rows are written (rewrites count: VACUUM FULL can free
+ * dictionaries for pruning).  Each worker serves one database, does what
+ * is due there while its tables change and exits (sql/dict_auto_worker.c);
+ * a session advisory lock (CX_AUTO_LOCK_KEY) lets only one run per
+ * database, so the others a busy database starts exit at once.  When no
+ * slot is free nothing is lost: the next write after the naptime tries
+ * again, and auto_dictionary_run() works without a worker.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/xact.h"
+#include "miscadmin.h"
+#include "postmaster/bgworker.h"
+#include "utils/guc.h"
+#include "utils/timestamp.h"
+
+#include "catalog/dict_auto.h"
+
+int			cx_auto_min_values = 1000;
+int			cx_auto_naptime = 60;
+int			cx_auto_margin = 10;
+int			cx_auto_sample_rows = 10000;
+int			cx_auto_dict_size = 16384;
+bool		cx_auto_worker = true;
+
+/* a worker is to start when the current transaction commits */
+static bool launch_pending = false;
+
+/* when this backend last started one (0: never) */
+static TimestampTz last_launch = 0;
+
+static void
+autodict_xact_callback(XactEvent event, void *arg)
+{
+	if (!launch_pending)
+		return;
+	switch (event)
+	{
+		case XACT_EVENT_COMMIT:
+			launch_pending = false;
+			last_launch = GetCurrentTimestamp();
+			if (!cx_autodict_launch())
+				ereport(DEBUG1,
+						(errmsg_internal("compressx: no background worker slot for automatic dictionaries")));
+			break;
+		case XACT_EVENT_ABORT:
+		case XACT_EVENT_PREPARE:
+		case XACT_EVENT_PARALLEL_ABORT:
+			launch_pending = false;
+			break;
+		default:
+			break;
+	}
+}
+
+void
+cx_autodict_init(void)
+{
+	DefineCustomIntVariable("compressx.auto_dictionary_min_values",
+							"Fewest values a sample of a column with dictionary => 'auto' must hold before a dictionary is trained.",
+							"Counted in a sample of at most compressx.auto_dictionary_sample_rows rows; values larger than 128 kB are not sampled.",
+							&cx_auto_min_values, 1000, 16, 1000000,
+							PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("compressx.auto_dictionary_naptime",
+							"Least time between two checks of a column with dictionary => 'auto', and between two background workers one backend starts.",
+							NULL,
+							&cx_auto_naptime, 60, 1, 86400,
+							PGC_SIGHUP, GUC_UNIT_S, NULL, NULL, NULL);
+	DefineCustomIntVariable("compressx.auto_dictionary_margin",
+							"How much better, in percent, a dictionary must compress to be made, or to replace the current one, and how far the current one's ratio may fall before a new one is tried.",
+							NULL,
+							&cx_auto_margin, 10, 1, 100,
+							PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("compressx.auto_dictionary_sample_rows",
+							"Rows sampled to check or train an automatic dictionary.",
+							"At most 8 MB of values are read, whatever the number of rows.",
+							&cx_auto_sample_rows, 10000, 100, 1000000,
+							PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("compressx.auto_dictionary_size",
+							"Largest size of an automatically trained zstd dictionary.",
+							NULL,
+							&cx_auto_dict_size, 16384, 1024, 1024 * 1024,
+							PGC_USERSET, GUC_UNIT_BYTE, NULL, NULL, NULL);
+	DefineCustomBoolVariable("compressx.auto_dictionary_worker",
+							 "Whether writing to a table with dictionary => 'auto' starts the background worker.",
+							 "Off: dictionaries change only through compressx.auto_dictionary_run().",
+							 &cx_auto_worker, true,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	RegisterXactCallback(autodict_xact_callback, NULL);
+}
+
+void
+cx_autodict_note_write(Relation rel, const CxColumnSetting *settings)
+{
+	int			natts;
+
+	if (launch_pending || !cx_auto_worker ||
+		(last_launch != 0 &&
+		 !TimestampDifferenceExceeds(last_launch, GetCurrentTransactionStartTimestamp(),
+									 cx_auto_naptime * 1000)))
+		return;
+	natts = RelationGetDescr(rel)->natts;
+	for (int i = 0; i < natts; i++)
+		if (settings[i].dict_auto)
+		{
+			launch_pending = true;
+			return;
+		}
+}
+
+bool
+cx_autodict_launch(void)
+{
+	BackgroundWorker worker;
+
+	memset(&worker, 0, sizeof(worker));
+	worker.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
+	worker.bgw_start_time = BgWorkerStart_RecoveryFinished;
+	worker.bgw_restart_time = BGW_NEVER_RESTART;
+	snprintf(worker.bgw_library_name, BGW_MAXLEN, "compressx");
+	snprintf(worker.bgw_function_name, BGW_MAXLEN, CX_AUTO_WORKER_FUNCTION);
+	snprintf(worker.bgw_name, BGW_MAXLEN, "compressx auto dictionary worker");
+	snprintf(worker.bgw_type, BGW_MAXLEN, "compressx auto dictionary");
+	worker.bgw_main_arg = ObjectIdGetDatum(MyDatabaseId);
+	worker.bgw_notify_pid = 0;
+	return RegisterDynamicBackgroundWorker(&worker, NULL);
+}
