@@ -13,7 +13,7 @@ ALTER TABLE compressx.column_settings
 COMMENT ON COLUMN compressx.column_settings.auto_dictionary IS
 'dictionary => ''auto'': compressx trains, replaces and prunes the column''s zstd dictionary';
 
--- Dictionaries serve zstd only: a column that leaves zstd leaves the
+-- Automatic dictionaries serve zstd only: a column that leaves zstd leaves the
 -- policy too (as it loses its dictionary), whoever writes the row.
 CREATE FUNCTION compressx.settings_auto_dictionary()
 RETURNS trigger
