@@ -55,6 +55,31 @@ SELECT count(*) FILTER (WHERE body = (SELECT string_agg(md5(k::text || (id % 100
     AS identical FROM inl;
 DROP TABLE inl;
 
+-- a column's own inline limit (set_column_inline) beats the setting's, for
+-- that column only; NULL returns it to compressx.inline_max
+CREATE TABLE inl2 (id integer, a text, b text) USING compressx;
+SELECT compressx.set_column_inline('inl2', 'a', 200);
+SELECT column_name, codec, explicit FROM compressx.column_codec_settings('inl2') ORDER BY 1;
+INSERT INTO inl2 SELECT i, v, v FROM generate_series(1, 20) i,
+    LATERAL (SELECT string_agg(md5(k::text || i), '') AS v FROM generate_series(1, 20) k) x;
+SELECT column_name, external_values FROM compressx.column_stats('inl2') ORDER BY 1;
+SET compressx.inline_max = 100;                -- the column's 200 still rules a
+INSERT INTO inl2 SELECT id + 100, a, b FROM inl2 WHERE id <= 20;
+RESET compressx.inline_max;
+SELECT column_name, external_values FROM compressx.column_stats('inl2') ORDER BY 1;
+SELECT compressx.set_column_inline('inl2', 'a', NULL);
+VACUUM FULL inl2;                              -- re-encodes: every value inline again
+SELECT column_name, external_values FROM compressx.column_stats('inl2') ORDER BY 1;
+SELECT count(*) AS identical FROM inl2
+WHERE a = b AND a = (SELECT string_agg(md5(k::text || (id % 100)), '') FROM generate_series(1, 20) k);
+\set VERBOSITY terse
+SELECT compressx.set_column_inline('inl2', 'a', 24);          -- not above a reference's size
+SELECT compressx.set_column_inline('inl2', 'nope', 500);      -- no such column
+SELECT compressx.set_column_inline('inl2', 'id', 500);        -- not variable-length
+SELECT compressx.set_column_inline(NULL, 'a', 500);
+\set VERBOSITY default
+DROP TABLE inl2;
+
 
 -- reads decode lazily: count(*) and narrow columns decode nothing (an
 -- aggregate keeps a copy of its first input row: at most one row's values)

@@ -13,6 +13,21 @@ ALTER TABLE compressx.column_settings
 COMMENT ON COLUMN compressx.column_settings.auto_dictionary IS
 'dictionary => ''auto'': compressx trains, replaces and prunes the column''s zstd dictionary';
 
+-- A column's own inline limit (NULL: compressx.inline_max): its values in
+-- compressx's format stored larger than this go out of line even when the
+-- row would fit (src/catalog/settings.c, compressx.set_column_inline).
+ALTER TABLE compressx.column_settings ADD COLUMN inline_max integer;
+COMMENT ON COLUMN compressx.column_settings.inline_max IS
+'values stored larger than this go out of line (NULL: compressx.inline_max); set with compressx.set_column_inline()';
+
+CREATE FUNCTION compressx.set_column_inline(rel regclass, column_name name, inline_max integer)
+RETURNS void
+AS 'MODULE_PATHNAME', 'compressx_set_column_inline'
+LANGUAGE C VOLATILE;
+
+COMMENT ON FUNCTION compressx.set_column_inline(regclass, name, integer) IS
+'values of the column stored in compressx''s own format larger than inline_max bytes go out of line (NULL: compressx.inline_max); new rows follow it, VACUUM FULL moves existing ones; owner only';
+
 -- Automatic dictionaries serve zstd only: a column that leaves zstd leaves the
 -- policy too (as it loses its dictionary), whoever writes the row.
 CREATE FUNCTION compressx.settings_auto_dictionary()

@@ -27,6 +27,7 @@ SET ROLE cx_other;
 -- mutating functions refuse a non-owner, before any work
 SELECT compressx.set_column_codec('owned', 'body', 'pglz');
 SELECT compressx.reset_column_codec('owned', 'body');
+SELECT compressx.set_column_inline('owned', 'body', 500);
 SELECT * FROM recompress_table('owned', 'lz4');
 -- the settings table cannot be written directly
 INSERT INTO compressx.column_settings VALUES ('owned', 'body', 2, 'none', NULL, NULL);

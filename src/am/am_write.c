@@ -288,7 +288,8 @@ plan_row(Relation rel, const CxColumnSetting *settings,
 	/*
 	 * Heap's toaster must never meet an inline zstd value in a row it has to
 	 * shrink, so compressx moves its own values out of line itself: first
-	 * every one larger than compressx.inline_max (large values stay out of
+	 * every one larger than its column's inline limit (compressx.inline_max
+	 * unless set_column_inline() gave it one: large values stay out of
 	 * the row, so scans of other columns read as few pages as heap's), then,
 	 * largest first, as many as the row needs to fit the toast target.  A
 	 * placeholder is not an own inline value (it has a reference's size), so
@@ -309,7 +310,7 @@ plan_row(Relation rel, const CxColumnSetting *settings,
 			/* storage MAIN: out of line only when the row needs it (below) */
 			if (!nulls[i] && TupleDescAttr(desc, i)->attlen == -1 &&
 				TupleDescAttr(desc, i)->attstorage != TYPSTORAGE_MAIN &&
-				is_own_inline(v) && VARSIZE(v) > (Size) cx_inline_max)
+				is_own_inline(v) && VARSIZE(v) > (Size) cx_inline_max_of(&settings[i]))
 				plan_out_of_line(plan, i);
 		}
 

@@ -77,6 +77,7 @@
 #include "catalog/settings.h"
 
 PG_FUNCTION_INFO_V1(compressx_set_column_codec);
+PG_FUNCTION_INFO_V1(compressx_set_column_inline);
 PG_FUNCTION_INFO_V1(compressx_reset_column_codec);
 PG_FUNCTION_INFO_V1(compressx_column_codec_settings);
 PG_FUNCTION_INFO_V1(compressx_settings_changed);
@@ -105,6 +106,7 @@ const struct config_enum_entry cx_codec_options[] = {
 #define Anum_cs_min_size	6
 #define Anum_cs_dict_id		7
 #define Anum_cs_auto_dictionary	8	/* since 0.4.0 */
+#define Anum_cs_inline_max	9	/* since 0.4.0 */
 
 /* Column of compressx.dictionaries naming the table it serves */
 #define Anum_dict_relid		2
@@ -117,6 +119,7 @@ typedef struct CachedSetting
 	int			min_size;		/* -1: NULL */
 	int32		dict_id;		/* 0: NULL */
 	bool		dict_auto;		/* auto_dictionary (false before 0.4.0) */
+	int			inline_max;		/* -1: NULL (always before 0.4.0) */
 } CachedSetting;
 
 #define LEVEL_NULL (-1000)
@@ -324,6 +327,9 @@ load_settings(Oid relid)
 			cs->dict_auto = natts >= Anum_cs_auto_dictionary &&
 				!nulls[Anum_cs_auto_dictionary - 1] &&
 				DatumGetBool(values[Anum_cs_auto_dictionary - 1]);
+			cs->inline_max = natts >= Anum_cs_inline_max &&
+				!nulls[Anum_cs_inline_max - 1] ?
+				DatumGetInt32(values[Anum_cs_inline_max - 1]) : -1;
 			/* a missing one is reported when a value is encoded */
 			if (cs->dict_id != 0 && OidIsValid(dict_owner = dictionary_owner(cs->dict_id)) &&
 				dict_owner != relid)
@@ -455,6 +461,7 @@ resolve_uncached(Relation rel, Oid relid, CxColumnSetting *out)
 		s->dict_id = 0;
 		s->explicit_setting = false;
 		s->dict_auto = false;
+		s->inline_max = -1;
 		if (att->attisdropped || att->attlen != -1)
 			continue;
 		/* COMPRESSION pglz | lz4 of the column (CREATE or ALTER TABLE) */
@@ -494,6 +501,7 @@ resolve_uncached(Relation rel, Oid relid, CxColumnSetting *out)
 		s->level = level_or_default(s->codec, cs->level);
 		if (cs->min_size >= 0)
 			s->min_size = cs->min_size;
+		s->inline_max = cs->inline_max;
 		/* a dictionary serves the table it was trained on only */
 		if ((s->codec->id == CX_CODEC_ZSTD || s->codec->id == CX_CODEC_LZ4) &&
 			(from == relid || (shell_dicts && from == shell)))
@@ -715,6 +723,89 @@ compressx_set_column_codec(PG_FUNCTION_ARGS)
 							   PG_ARGISNULL(3), PG_ARGISNULL(3) ? 0 : PG_GETARG_INT32(3),
 							   PG_ARGISNULL(4), PG_ARGISNULL(4) ? 0 : PG_GETARG_INT32(4),
 							   CX_DICT_KEEP);
+	PG_RETURN_VOID();
+}
+
+/*
+ * compressx.set_column_inline(rel regclass, column_name name,
+ *							   inline_max integer)
+ *	  The column's inline limit: its values stored in compressx's own
+ *	  format larger than inline_max bytes go out of line (TOAST) even when
+ *	  the row would fit; NULL returns the column to compressx.inline_max.
+ *	  The table, its partitions and inheritance children; owner only;
+ *	  SHARE UPDATE EXCLUSIVE, as set_column_codec.  A column without a
+ *	  settings row gets one holding its current codec and level.  New rows
+ *	  follow it; VACUUM FULL or recompress_table moves existing values.
+ */
+Datum
+compressx_set_column_inline(PG_FUNCTION_ARGS)
+{
+	Oid			relid;
+	const char *column;
+	bool		isnull = PG_ARGISNULL(2);
+	int32		inline_max = isnull ? 0 : PG_GETARG_INT32(2);
+	Oid			settings_oid = cx_extension_table_oid("column_settings");
+	List	   *rels;
+	ListCell   *lc;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("relation and column must not be null")));
+	relid = PG_GETARG_OID(0);
+	column = NameStr(*PG_GETARG_NAME(1));
+	if (!isnull && inline_max <= CX_REF_SIZE)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("inline_max must be larger than %d bytes (the size of a reference to a value out of line)",
+						CX_REF_SIZE)));
+	if (!OidIsValid(settings_oid) ||
+		get_attnum(settings_oid, "inline_max") != Anum_cs_inline_max)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("compressx.set_column_inline needs compressx 0.4.0"),
+				 errhint("ALTER EXTENSION compressx UPDATE")));
+
+	cx_check_settings_target(relid);
+	LockRelationOid(relid, ShareUpdateExclusiveLock);
+	cx_check_settings_target(relid);
+	rels = find_all_inheritors(relid, ShareUpdateExclusiveLock, NULL);
+	foreach(lc, rels)
+	{
+		Oid			target = lfirst_oid(lc);
+		AttrNumber	attnum;
+		Relation	rel;
+		CxColumnSetting *settings;
+		Oid			types[6] = {OIDOID, NAMEOID, INT2OID, INT4OID, TEXTOID, INT4OID};
+		Datum		values[6];
+		char		nulls[6] = {' ', ' ', ' ', ' ', ' ', ' '};
+		NameData	name;
+
+		if (target != relid)
+			cx_check_settings_target(target);
+		attnum = cx_check_settings_column(target, column);
+		rel = table_open(target, NoLock);
+		settings = palloc(sizeof(CxColumnSetting) * RelationGetDescr(rel)->natts);
+		cx_resolve_settings(rel, settings);
+		namestrcpy(&name, column);
+		values[0] = ObjectIdGetDatum(target);
+		values[1] = NameGetDatum(&name);
+		values[2] = Int16GetDatum(attnum);
+		values[3] = Int32GetDatum(inline_max);
+		nulls[3] = isnull ? 'n' : ' ';
+		values[4] = CStringGetTextDatum(settings[attnum - 1].codec->name);
+		values[5] = Int32GetDatum(settings[attnum - 1].level);
+		/* update, else insert: see cx_store_column_setting() */
+		cx_settings_exec("WITH u AS (UPDATE compressx.column_settings s SET inline_max = $4 "
+						 "WHERE s.relid = $1 AND s.attnum = $3 RETURNING 1) "
+						 "INSERT INTO compressx.column_settings "
+						 "(relid, attname, attnum, codec, level, inline_max) "
+						 "SELECT $1::pg_catalog.oid::pg_catalog.regclass, $2, $3, $5, $6, $4 "
+						 "WHERE NOT EXISTS (SELECT FROM u)",
+						 6, types, values, nulls);
+		pfree(settings);
+		table_close(rel, NoLock);
+	}
 	PG_RETURN_VOID();
 }
 

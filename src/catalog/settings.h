@@ -20,6 +20,8 @@ typedef struct CxColumnSetting
 	int			min_size;		/* values shorter than this stay plain */
 	int32		dict_id;		/* zstd dictionary, 0: none */
 	bool		explicit_setting;	/* from compressx.column_settings */
+	int			inline_max;		/* own values stored larger go out of line;
+								 * -1: compressx.inline_max (cx_inline_max_of) */
 	bool		dict_auto;		/* dictionary => 'auto' (zstd only): the
 								 * dictionary is trained and replaced by
 								 * compressx (sql/dict_auto_sql.c) */
@@ -38,6 +40,13 @@ extern int	cx_default_codec;
 extern int	cx_default_level;
 extern int	cx_min_size;
 extern int	cx_inline_max;
+
+/* The inline limit in effect for a column (its own, else the GUC's). */
+static inline int
+cx_inline_max_of(const CxColumnSetting *s)
+{
+	return s->inline_max >= 0 ? s->inline_max : cx_inline_max;
+}
 extern const struct config_enum_entry cx_codec_options[];
 
 /*
