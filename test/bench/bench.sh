@@ -60,6 +60,12 @@
 #   CX_BENCH_PORT=N     port of the bench cluster (default 55434)
 set -eu
 . "$(dirname "$0")/../lib.sh"
+# bench.sh --large [OPTIONS]: the benchmark on data larger than memory and
+# the memory test (test/bench/large_bench.sh, which describes its options)
+if [ "${1:-}" = --large ]; then
+    shift
+    exec bash "$(dirname "$0")/large_bench.sh" "$@"
+fi
 DOC_COPIES=${1:-4}
 JSON_ROWS=${2:-0}
 RUNS=${3:-9}
