@@ -16,8 +16,10 @@
 #                   skips the memory test)
 #   CX_BENCH_PGBIN=DIR  the PostgreSQL installation whose programs are in
 #                   DIR (e.g. /opt/compressx-cache/pg18/bin) instead of
-#                   Debian's 15; compressx is built in a private copy of the
-#                   tree and installed there
+#                   Debian's 15.  Either is copied into the work directory
+#                   and compressx, built from this tree, is installed into
+#                   the copy only: builds that other work installs into the
+#                   same server during the run change nothing here
 #   CX_BENCH_PORT   the server's port (default 55472)
 #
 # Data (test/bench/large_data.py): copies of PostgreSQL's HTML
@@ -95,6 +97,8 @@
 # Time, measured on this 2-core machine shared with other work: see
 # README.md (Performance, "Larger than memory").
 set -eu
+# the server's user reads what root writes here: the work directory's files
+umask 022
 . "$(dirname "$0")/../lib.sh"
 
 usage() { sed -n '4,21p' "$0" | sed 's/^# \{0,1\}//'; }
@@ -146,12 +150,34 @@ EOF
 t_start=$(date +%s)
 port=${CX_BENCH_PORT:-55472}
 cx_install_deps
-if [ -n "${CX_BENCH_PGBIN:-}" ]; then
-    cx_use_pg "$CX_BENCH_PGBIN"
-    cx_build_install_copy
-else
-    cx_build_install
-fi
+work=$(cx_workdir large-bench)
+cleanup() {
+    # the memory sampler ends with its backend; this is for an interrupted run
+    if [ -f "$work/sampler.pid" ]; then kill "$(cat "$work/sampler.pid")" 2>/dev/null || true; fi
+    cx_stop_cluster "$work"
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+# A private copy of the installation, with compressx built from this tree
+# into it: other work on this machine installs its own builds of compressx
+# into the same servers, and a library replaced in the middle of an hour's
+# run would mix two builds' numbers (it happened).  The directories are
+# copied to the same paths under $work/pg; PostgreSQL finds its library,
+# share and include directories relative to its programs, so the copy
+# uses its own (citus_columnar comes along).
+pg_src=${CX_BENCH_PGBIN:-$PGBIN}
+for d in "$("$pg_src/pg_config" --bindir)" "$("$pg_src/pg_config" --pkglibdir)" \
+         "$("$pg_src/pg_config" --sharedir)" "$("$pg_src/pg_config" --includedir-server)" \
+         "$("$pg_src/pg_config" --pkgincludedir)/internal"; do
+    [ -d "$d" ] || continue
+    mkdir -p "$work/pg$(dirname "$d")"
+    cp -a "$d" "$work/pg$(dirname "$d")/"
+done
+cx_use_pg "$work/pg$("$pg_src/pg_config" --bindir)"
+[ "$("$PGBIN/pg_config" --pkglibdir)" = "$work/pg$("$pg_src/pg_config" --pkglibdir)" ] ||
+    { echo "large_bench.sh: the copy of $pg_src does not find its own library directory" >&2; exit 1; }
+cx_build_install_copy
 major=$("$PGBIN/pg_config" --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')
 out="$cx_root/bench-results/large"
 mkdir -p "$out"
@@ -161,11 +187,6 @@ base=pg$major
 [ "$(echo "$DATASETS" | tr ' ' '\n' | sort | tr '\n' ' ')" = "docs json " ] || base="$base-$(echo $DATASETS | tr ' ' '-')"
 server_version=$("$PGBIN/postgres" --version)
 echo "server: $server_version"
-# Other work on this machine installs compressx into the same server: a
-# build replaced during the run would mix two builds' numbers, so the
-# library's checksum is compared at the end.
-so_file="$("$PGBIN/pg_config" --pkglibdir)/compressx.so"
-so_sum=$(md5sum "$so_file" | cut -d' ' -f1)
 
 
 docdir=/usr/share/doc/postgresql-doc-15/html
@@ -174,14 +195,6 @@ docdir=/usr/share/doc/postgresql-doc-15/html
 ls /var/lib/apt/lists/*_dists_bookworm_main_binary-*_Packages* >/dev/null 2>&1 ||
     cx_sudo env DEBIAN_FRONTEND=noninteractive apt-get update -q >/dev/null
 
-work=$(cx_workdir large-bench)
-cleanup() {
-    # the memory sampler ends with its backend; this is for an interrupted run
-    [ -f "$work/sampler.pid" ] && kill "$(cat "$work/sampler.pid")" 2>/dev/null
-    cx_stop_cluster "$work"
-    rm -rf "$work"
-}
-trap cleanup EXIT
 # the server runs the generator in the memory test: a copy it can read
 cp "$cx_root/test/bench/large_data.py" "$work/"
 python3 "$cx_root/test/bench/make_json.py" > "$work/json.txt"
@@ -285,7 +298,7 @@ while IFS='|' read -r label am ext look setup train; do
         skipped="$skipped; $label (extension $ext not installed in this server)"
         continue
     fi
-    if [ "$ext" != - ]; then psql_b -c "CREATE EXTENSION IF NOT EXISTS $ext"; fi
+    if [ "$ext" != - ]; then psql_b -c "SET client_min_messages = warning" -c "CREATE EXTENSION IF NOT EXISTS $ext"; fi
     [ "$look" = - ] && look=$LOOKUPS
     [ "$look" -gt "$LOOKUPS" ] && look=$LOOKUPS
     v_label+=("$label"); v_am+=("$am"); v_ext+=("$ext"); v_look+=("$look")
@@ -514,14 +527,10 @@ SQL
 fi
 
 # ---- results ----
-now_so=$(md5sum "$so_file" | cut -d' ' -f1)
-so_note=""
-[ "$now_so" = "$so_sum" ] || so_note="WARNING: $so_file changed during the run (another build was installed): the numbers may mix two builds"
-[ -n "$so_note" ] && echo "$so_note" >&2
 total_min=$(( ($(date +%s) - t_start + 30) / 60 ))
 psql_b -v out="$work" -v server="$server_version" -v cold="$cold_how" -v scale="$SCALE_GB" \
     -v machine="$(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB RAM, $(uname -r), $(date -u +%F)" \
-    -v total_min="$total_min" -v runs="$RUNS" -v lookups="$LOOKUPS" -v skipped="$skipped" -v so_note="$so_note" <<'SQL'
+    -v total_min="$total_min" -v runs="$RUNS" -v lookups="$LOOKUPS" -v skipped="$skipped" <<'SQL'
 \pset footer off
 CREATE VIEW ref AS SELECT label FROM variants WHERE ord = 1;
 -- per-op time against the reference's in the same run and step: medians
@@ -577,9 +586,12 @@ FROM summary ORDER BY dataset, step, ord;
 \echo '== goal: reading every value (cold) heap_ms / cx_ms >= 1 + 0.5 * (heap_MB / cx_MB - 1)'
 SELECT dataset, mult || 'x' AS scale, label, size_ratio, speedup, needed, CASE WHEN met THEN 'met' ELSE 'NOT MET' END AS result
 FROM goal ORDER BY dataset, step, label;
+SELECT EXISTS (SELECT FROM rss) AS has_rss \gset
+\if :has_rss
 \echo '== memory of one backend (MB); goal: private memory (RssAnon) within 20 MB of the start'
 SELECT step, seconds, hwm_mb, hwm_growth_mb, anon_peak_mb, anon_growth_mb, samples,
        CASE WHEN anon_growth_mb <= 20 THEN 'met' ELSE 'NOT MET' END AS result FROM rss ORDER BY ord;
+\endif
 
 \t on
 SELECT format('direct I/O check: the OS page cache held at most %s MB of a table''s files after the cold queries', round(max(cached_bytes) / 1048576.0, 1))
@@ -604,7 +616,6 @@ SELECT 'MB: pg_table_size (heap + TOAST; columnar: its storage; no indexes). siz
 SELECT format('Variants doing fewer lookups: %s.', string_agg(format('%s %s', label, lookups), ', '))
 FROM variants WHERE lookups < :lookups HAVING count(*) > 0;
 SELECT format('Left out: %s.', :'skipped') WHERE :'skipped' <> '';
-SELECT :'so_note' WHERE :'so_note' <> '';
 SELECT * FROM (
   SELECT line FROM (
     SELECT st.dataset, st.step, 0 AS k, format(E'\n## %s, %sx: %s rows, %s GiB raw (%s copies; data file written in %s s)\n\n| variant | MB | size x | load s | count x | narrow x | read-all x | lookups x | read-all s | lookup ms | warm read-all x | warm lookup ms |\n|---|---|---|---|---|---|---|---|---|---|---|---|',
