@@ -152,6 +152,13 @@ port=${CX_BENCH_PORT:-55472}
 cx_install_deps
 work=$(cx_workdir large-bench)
 cleanup() {
+    local rc=$?
+    # a failed run removes its work directory too: keep the server's last
+    # words on the terminal
+    if [ "$rc" -ne 0 ] && [ -f "$work/server.log" ]; then
+        echo "large_bench.sh failed ($rc); the end of the server's log:" >&2
+        tail -n 20 "$work/server.log" >&2
+    fi
     # the memory sampler ends with its backend; this is for an interrupted run
     if [ -f "$work/sampler.pid" ]; then kill "$(cat "$work/sampler.pid")" 2>/dev/null || true; fi
     cx_stop_cluster "$work"
