@@ -81,6 +81,8 @@ typedef struct DictEntry
 	CxLz4Dict  *lz4;			/* for lz4, made on first use, or NULL */
 } DictEntry;
 
+static void warn_missing(int32 dict_id);
+
 static HTAB *dict_cache = NULL;
 static Oid	dict_cache_table = InvalidOid;	/* the table the cache came from */
 
@@ -268,30 +270,40 @@ cx_dict_for_encode(int32 dict_id, const CxCodec *codec, int level)
 	Assert(codec->id == CX_CODEC_LZ4);
 	e = dict_find(dict_id);
 	if (e == NULL)
-		return cx_dict_cdict(dict_id, level);	/* warns, returns NULL */
+	{
+		warn_missing(dict_id);
+		return NULL;
+	}
 	return dict_lz4(e);
+}
+
+/*
+ * A setting may name a dictionary not (yet) there: pg_restore -j can load
+ * the settings and a table's rows before the dictionaries.  Values are then
+ * compressed without one, which is always safe; VACUUM FULL applies the
+ * dictionary later.  Warn once per backend and dictionary.
+ */
+static void
+warn_missing(int32 dict_id)
+{
+	static int32 warned_id = 0;
+
+	if (warned_id != dict_id)
+		ereport(WARNING,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("zstd dictionary %d does not exist; compressing without it", dict_id),
+				 errhint("Train a new one with compressx.train_dictionary(), or reset the column with compressx.reset_column_codec().")));
+	warned_id = dict_id;
 }
 
 const void *
 cx_dict_cdict(int32 dict_id, int level)
 {
-	static int32 warned_id = 0;
 	DictEntry  *e = dict_find(dict_id);
 
-	/*
-	 * A setting may name a dictionary not (yet) there: pg_restore -j can load
-	 * the settings and a table's rows before the dictionaries.  Values are
-	 * then compressed without one, which is always safe; VACUUM FULL applies
-	 * the dictionary later.  Warn once per backend and dictionary.
-	 */
 	if (e == NULL)
 	{
-		if (warned_id != dict_id)
-			ereport(WARNING,
-					(errcode(ERRCODE_UNDEFINED_OBJECT),
-					 errmsg("zstd dictionary %d does not exist; compressing without it", dict_id),
-					 errhint("Train a new one with compressx.train_dictionary(), or reset the column with compressx.reset_column_codec().")));
-		warned_id = dict_id;
+		warn_missing(dict_id);
 		return NULL;
 	}
 	if (e->cdict == NULL || e->cdict_level != level)

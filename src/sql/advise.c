@@ -206,24 +206,12 @@ try_dictionary(const Candidate *cand, List *values, Trial *res)
 	if (dict == NULL)
 		return;
 	if (cand->codec == CX_CODEC_LZ4)
+		cdict = ddict = cx_codec_lz4_dict_create(VARDATA(dict), VARSIZE(dict) - VARHDRSZ);
+	else
 	{
-		/* one digest serves both directions */
-		CxLz4Dict  *d = cx_codec_lz4_dict_create(VARDATA(dict), VARSIZE(dict) - VARHDRSZ);
-
-		PG_TRY();
-		{
-			if (d)
-				try_candidate(cand, test, d, d, res);
-		}
-		PG_FINALLY();
-		{
-			cx_codec_lz4_dict_free(d);
-		}
-		PG_END_TRY();
-		return;
+		cdict = cx_dict_digest(dict, cand->level, true);
+		ddict = cx_dict_digest(dict, cand->level, false);
 	}
-	cdict = cx_dict_digest(dict, cand->level, true);
-	ddict = cx_dict_digest(dict, cand->level, false);
 	PG_TRY();
 	{
 		if (cdict && ddict)
@@ -231,7 +219,10 @@ try_dictionary(const Candidate *cand, List *values, Trial *res)
 	}
 	PG_FINALLY();
 	{
-		cx_dict_free_digested(cdict, ddict);
+		if (cand->codec == CX_CODEC_LZ4)
+			cx_codec_lz4_dict_free(cdict);
+		else
+			cx_dict_free_digested(cdict, ddict);
 	}
 	PG_END_TRY();
 }

@@ -419,9 +419,9 @@ own_setting_row(Oid relid, const char *attname, AttrNumber attnum)
 					 3, types, values, NULL);
 }
 
-static CxAutoResult *
-make_result(Oid relid, const char *column, const char *action, int32 dict_id,
-			char *message)
+CxAutoResult *
+cx_autodict_result(Oid relid, const char *column, const char *action, int32 dict_id,
+				   char *message)
 {
 	CxAutoResult *r = palloc0(sizeof(CxAutoResult));
 
@@ -594,7 +594,7 @@ check_column(Relation rel, AttrNumber attnum, const CxColumnSetting *s)
 	MemoryContextSwitchTo(outer);
 	message = pstrdup(message);
 	MemoryContextDelete(work);
-	return make_result(relid, attname, action, dict_id, message);
+	return cx_autodict_result(relid, attname, action, dict_id, message);
 }
 
 /*
@@ -631,7 +631,7 @@ cx_autodict_check(Oid relid, bool in_worker)
 	if (in_worker)
 	{
 		if (!ConditionalLockRelationOid(relid, ShareUpdateExclusiveLock))
-			return list_make1(make_result(relid, NULL, "skipped", 0,
+			return list_make1(cx_autodict_result(relid, NULL, "skipped", 0,
 										  pstrdup("The table is locked by another maintenance command; it is checked again later.")));
 	}
 	else
@@ -665,7 +665,7 @@ cx_autodict_check(Oid relid, bool in_worker)
 			if (RELKIND_HAS_STORAGE(rel->rd_rel->relkind))
 				cx_autodict_record(relid, attnum, "skipped", -1, "skipped", skip, -1, -1);
 			results = lappend(results,
-							  make_result(relid, NameStr(TupleDescAttr(desc, i)->attname),
+							  cx_autodict_result(relid, NameStr(TupleDescAttr(desc, i)->attname),
 										  "skipped", settings[i].dict_id, pstrdup(skip)));
 			continue;
 		}

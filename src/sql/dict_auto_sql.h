@@ -23,6 +23,11 @@ typedef struct CxAutoResult
 	char	   *message;
 } CxAutoResult;
 
+/* A palloc'd result row (column copied; message kept as given). */
+extern CxAutoResult *cx_autodict_result(Oid relid, const char *column,
+										const char *action, int32 dict_id,
+										char *message);
+
 /*
  * Check every column of table relid (a table with storage) whose setting
  * has dictionary => 'auto': train its first dictionary, or a new one when

@@ -379,19 +379,6 @@ settings_changed_here(void)
 									  RowExclusiveLock, true);
 }
 
-static CxAutoResult *
-result(Oid relid, const char *column, const char *action, int32 dict_id, char *message)
-{
-	CxAutoResult *r = palloc0(sizeof(CxAutoResult));
-
-	r->relid = relid;
-	r->column = column ? pstrdup(column) : NULL;
-	r->action = action;
-	r->dict_id = dict_id;
-	r->message = message;
-	return r;
-}
-
 /* Every candidate, with one action and message. */
 static List *
 all_candidates(Oid relid, List *candidates, const char *action, const char *message)
@@ -403,7 +390,7 @@ all_candidates(Oid relid, List *candidates, const char *action, const char *mess
 	{
 		Candidate  *c = (Candidate *) lfirst(lc);
 
-		results = lappend(results, result(relid, c->attname, action, c->dict_id,
+		results = lappend(results, cx_autodict_result(relid, c->attname, action, c->dict_id,
 										  pstrdup(message)));
 	}
 	return results;
@@ -487,7 +474,7 @@ cx_autodict_prune(Oid relid, bool in_worker)
 			if (c->uses > 0)
 			{
 				results = lappend(results,
-								  result(relid, c->attname, "retained", c->dict_id,
+								  cx_autodict_result(relid, c->attname, "retained", c->dict_id,
 										 psprintf("Dictionary %d is no longer the column's, but " INT64_FORMAT " stored values (row versions older snapshots may still read included) name it; VACUUM FULL, CLUSTER or recompress_table rewrites them.",
 												  c->dict_id, c->uses)));
 				continue;
@@ -503,7 +490,7 @@ cx_autodict_prune(Oid relid, bool in_worker)
 			if (attnum != InvalidAttrNumber)
 				cx_autodict_count_pruned(relid, attnum, 1);
 			results = lappend(results,
-							  result(relid, c->attname, "pruned", c->dict_id,
+							  cx_autodict_result(relid, c->attname, "pruned", c->dict_id,
 									 psprintf("Dictionary %d was deleted: no stored value names it.",
 											  c->dict_id)));
 		}
