@@ -168,17 +168,20 @@ FROM compressx.column_settings WHERE relid::text LIKE 'ad_p_' ORDER BY 1;
 SELECT relation, action FROM compressx.auto_dictionary_run('ad_parts') ORDER BY 1;
 SELECT table_name FROM compressx.auto_dictionaries WHERE table_name LIKE 'ad_p_' ORDER BY 1;
 
--- recompress_online_cleanup() restores the policy with the other settings
+-- recompress_online_cleanup() restores the policy and the inline limit with the
+-- other settings
 -- a run changed (here: the row a run records, and the setting it makes)
 CREATE TABLE ad_online (id integer, doc text) USING compressx;
 SELECT compressx.set_column_codec('ad_online', 'doc', 'zstd', dictionary => 'auto');
+SELECT compressx.set_column_inline('ad_online', 'doc', 300);
 INSERT INTO compressx.online_runs (relid, started_at, codec, settings_before)
 SELECT 'ad_online', now(), 'lz4', jsonb_agg(to_jsonb(s) - 'relid')
 FROM compressx.column_settings s WHERE s.relid = 'ad_online'::regclass;
 SELECT compressx.set_column_codec('ad_online', 'doc', 'lz4');
-SELECT codec, auto_dictionary FROM compressx.column_settings WHERE relid = 'ad_online'::regclass;
+SELECT compressx.set_column_inline('ad_online', 'doc', NULL);
+SELECT codec, auto_dictionary, inline_max FROM compressx.column_settings WHERE relid = 'ad_online'::regclass;
 SELECT compressx.recompress_online_cleanup('ad_online');
-SELECT codec, auto_dictionary FROM compressx.column_settings WHERE relid = 'ad_online'::regclass;
+SELECT codec, auto_dictionary, inline_max FROM compressx.column_settings WHERE relid = 'ad_online'::regclass;
 
 -- the view shows only tables the caller may read
 SET ROLE ad_other;

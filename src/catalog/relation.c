@@ -31,6 +31,23 @@ cx_extension_table_oid(const char *name)
 	return OidIsValid(nsp) ? get_relname_relid(name, nsp) : InvalidOid;
 }
 
+/*
+ * Whether the table compressx.<name> has the column, at attnum unless that
+ * is InvalidAttrNumber (columns that later versions of the extension added:
+ * the schema is older than the library until ALTER EXTENSION UPDATE).
+ */
+bool
+cx_extension_table_has_column(const char *name, const char *column, AttrNumber attnum)
+{
+	Oid			tableoid = cx_extension_table_oid(name);
+	AttrNumber	found;
+
+	if (!OidIsValid(tableoid))
+		return false;
+	found = get_attnum(tableoid, column);
+	return attnum == InvalidAttrNumber ? found != InvalidAttrNumber : found == attnum;
+}
+
 static Datum settings_exec(const char *sql, int nargs, Oid *types, Datum *values,
 						   const char *nulls, bool as_text);
 

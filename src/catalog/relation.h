@@ -28,6 +28,8 @@ cx_is_compressx_relation(Relation rel)
 
 /* The table compressx.<name> of the extension, or InvalidOid. */
 extern Oid	cx_extension_table_oid(const char *name);
+extern bool cx_extension_table_has_column(const char *name, const char *column,
+										  AttrNumber attnum);
 
 /*
  * Run SQL on compressx's tables as the settings table's owner, with

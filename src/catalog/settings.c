@@ -744,7 +744,6 @@ compressx_set_column_inline(PG_FUNCTION_ARGS)
 	const char *column;
 	bool		isnull = PG_ARGISNULL(2);
 	int32		inline_max = isnull ? 0 : PG_GETARG_INT32(2);
-	Oid			settings_oid = cx_extension_table_oid("column_settings");
 	List	   *rels;
 	ListCell   *lc;
 
@@ -759,8 +758,7 @@ compressx_set_column_inline(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("inline_max must be larger than %d bytes (the size of a reference to a value out of line)",
 						CX_REF_SIZE)));
-	if (!OidIsValid(settings_oid) ||
-		get_attnum(settings_oid, "inline_max") != Anum_cs_inline_max)
+	if (!cx_extension_table_has_column("column_settings", "inline_max", Anum_cs_inline_max))
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("compressx.set_column_inline needs compressx 0.4.0"),
@@ -806,16 +804,17 @@ compressx_set_column_inline(PG_FUNCTION_ARGS)
 		pfree(settings);
 		table_close(rel, NoLock);
 	}
+	/* Citus tables: the same rows on every node */
+	foreach(lc, rels)
+		cx_citus_push(lfirst_oid(lc));
 	PG_RETURN_VOID();
 }
 
 bool
 cx_settings_have_auto_column(void)
 {
-	Oid			tableoid = cx_extension_table_oid("column_settings");
-
-	return OidIsValid(tableoid) &&
-		get_attnum(tableoid, "auto_dictionary") == Anum_cs_auto_dictionary;
+	return cx_extension_table_has_column("column_settings", "auto_dictionary",
+										 Anum_cs_auto_dictionary);
 }
 
 /*

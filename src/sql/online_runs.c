@@ -208,15 +208,17 @@ cleanup_table(Oid relid)
 		return false;
 	cx_settings_exec("DELETE FROM compressx.column_settings WHERE relid = $1",
 					 1, types, values, NULL);
-	/* with dictionary => 'auto' since 0.4.0 */
+	/* with dictionary => 'auto' and the inline limit since 0.4.0 */
 	cx_settings_exec(cx_settings_have_auto_column() ?
 					 "INSERT INTO compressx.column_settings "
-					 "(relid, attname, attnum, codec, level, min_size, dict_id, auto_dictionary) "
+					 "(relid, attname, attnum, codec, level, min_size, dict_id, auto_dictionary, "
+					 " inline_max) "
 					 "SELECT $1::oid::regclass, a.attname, a.attnum, x.codec, x.level, "
-					 "       x.min_size, x.dict_id, COALESCE(x.auto_dictionary, false) "
+					 "       x.min_size, x.dict_id, COALESCE(x.auto_dictionary, false), x.inline_max "
 					 "FROM compressx.online_runs r, "
 					 "     jsonb_to_recordset(r.settings_before) AS x(attnum smallint, codec text, "
-					 "         level int, min_size int, dict_id int, auto_dictionary boolean) "
+					 "         level int, min_size int, dict_id int, auto_dictionary boolean, "
+					 "         inline_max int) "
 					 "JOIN pg_attribute a ON a.attrelid = $1 AND a.attnum = x.attnum "
 					 "     AND NOT a.attisdropped "
 					 "WHERE r.relid = $1" :

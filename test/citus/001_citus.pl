@@ -385,6 +385,24 @@ $w1->safe_psql('postgres', "UPDATE pg_extension SET extversion = '$cx_version' W
 is(on_placements('ref_docs', q{SELECT codec FROM compressx.column_codec_settings(%L) WHERE column_name = 'label'}),
 	'lz4,lz4,lz4,lz4', 'no placement changed');
 
+# a column's inline limit reaches every node, and the shards' writes follow it
+cq("CREATE TABLE inl (id int PRIMARY KEY, a text, b text) USING compressx");
+cq("SELECT create_distributed_table('inl', 'id')");
+cq("SELECT compressx.set_column_inline('inl', 'a', 200)");
+for my $w ($w1, $w2)
+{
+	is($w->safe_psql('postgres', "SELECT inline_max FROM compressx.column_settings WHERE relid = 'inl'::regclass AND attname = 'a'"),
+		'200', $w->name . ' has the inline limit of inl.a');
+}
+cq("INSERT INTO inl SELECT i, v, v FROM generate_series(1, 20) i, "
+	. "LATERAL (SELECT string_agg(md5(k::text || i), '') AS v FROM generate_series(1, 20) k) x");
+is(cq("SELECT string_agg(column_name || '=' || external_values, ',' ORDER BY column_name) FROM compressx.column_stats('inl') WHERE column_name IN ('a', 'b')"),
+	'a=20,b=0', 'on the shards, values of a above 200 bytes go out of line and those of b stay inline');
+cq("SELECT compressx.set_column_inline('inl', 'a', NULL)");
+is($w1->safe_psql('postgres', "SELECT coalesce(inline_max::text, 'null') FROM compressx.column_settings WHERE relid = 'inl'::regclass AND attname = 'a'"),
+	'null', 'returning the column to the default reaches the workers');
+cq("DROP TABLE inl");
+
 # bad input
 ($rc, $out, $err) = $coord->psql('postgres', "SELECT compressx.set_column_codec('docs', 'body', 'zstd', dictionary => 'auto')");
 like($err, qr/automatic dictionaries are not maintained for Citus table "docs"/, 'no automatic dictionary for a Citus table');
