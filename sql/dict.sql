@@ -190,6 +190,16 @@ LEFT JOIN dl_big b ON b.id = dl.id
 WHERE dl.doc IS DISTINCT FROM CASE WHEN dl.id > 100000 THEN b.doc
                                    WHEN dl.id % 100 = 7 THEN c.doc || ' ' ELSE c.doc END;
 DROP TABLE dl, dl_big;
+-- an lz4 column whose dictionary is gone compresses without it, saying so
+CREATE TABLE dlm (id integer, doc text) USING compressx;
+SELECT compressx.set_column_codec('dlm', 'doc', 'lz4');
+INSERT INTO dlm SELECT id, doc FROM dj_copy;
+SELECT compressx.train_dictionary('dlm', 'doc', 4096) AS d6 \gset
+DELETE FROM compressx.dictionaries WHERE dict_id = :d6;
+\c
+INSERT INTO dlm VALUES (0, repeat('z', 300));
+SELECT method, length(doc) FROM dlm, compressx.value_storage('dlm', dlm.ctid, 'doc') WHERE id = 0;
+DROP TABLE dlm;
 
 -- dictionaries go with their table
 SELECT count(*) > 0 AS has_dictionaries FROM compressx.dictionaries WHERE relid = 'dj'::regclass;

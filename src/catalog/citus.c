@@ -391,7 +391,8 @@ cx_citus_push(Oid relid)
 
 /*
  * The settings rows of relid and their dictionaries, as jsonb text; with
- * each column's inline limit where this node has them (0.4.0).
+ * each column's inline limit where this node's schema has it (0.4.0: read
+ * through to_jsonb, which yields NULL for a column an older schema lacks).
  */
 static text *
 table_state(Oid relid)
@@ -400,18 +401,11 @@ table_state(Oid relid)
 	Datum		values[1];
 
 	values[0] = ObjectIdGetDatum(relid);
-	return cx_settings_exec_text(cx_extension_table_has_column("column_settings", "inline_max", InvalidAttrNumber) ?
+	return cx_settings_exec_text(
 		"SELECT jsonb_build_object('columns', COALESCE(jsonb_agg(jsonb_build_object("
 		"'attname', s.attname, 'codec', s.codec, 'level', s.level, "
-		"'min_size', s.min_size, 'inline_max', s.inline_max, "
+		"'min_size', s.min_size, 'inline_max', pg_catalog.to_jsonb(s)->'inline_max', "
 		"'dict', pg_catalog.encode(d.dict, 'base64'), "
-		"'sample_values', d.sample_values, 'sample_bytes', d.sample_bytes) "
-		"ORDER BY s.attnum), '[]'::jsonb))::text "
-		"FROM compressx.column_settings s LEFT JOIN compressx.dictionaries d "
-		"ON d.dict_id = s.dict_id AND d.relid = s.relid WHERE s.relid = $1" :
-		"SELECT jsonb_build_object('columns', COALESCE(jsonb_agg(jsonb_build_object("
-		"'attname', s.attname, 'codec', s.codec, 'level', s.level, "
-		"'min_size', s.min_size, 'dict', pg_catalog.encode(d.dict, 'base64'), "
 		"'sample_values', d.sample_values, 'sample_bytes', d.sample_bytes) "
 		"ORDER BY s.attnum), '[]'::jsonb))::text "
 		"FROM compressx.column_settings s LEFT JOIN compressx.dictionaries d "
@@ -460,36 +454,25 @@ cx_citus_apply_state(Oid relid, text *state)
 	cx_settings_exec("DELETE FROM compressx.column_settings s "
 					 "WHERE s.relid = $1 OR compressx.citus_shell(s.relid) = $1",
 					 2, types, values, NULL);
+	cx_settings_exec("INSERT INTO compressx.column_settings "
+					 "(relid, attname, attnum, codec, level, min_size, dict_id) "
+					 "SELECT $1::pg_catalog.oid::pg_catalog.regclass, x.attname, 0, x.codec, x.level, "
+					 "x.min_size, (SELECT pg_catalog.max(d.dict_id) FROM compressx.dictionaries d "
+					 "WHERE d.relid = $1 AND d.dict = pg_catalog.decode(x.dict, 'base64')) "
+					 "FROM pg_catalog.jsonb_to_recordset($2::jsonb->'columns') "
+					 "AS x(attname name, codec text, level int4, min_size int4, dict text)",
+					 2, types, values, NULL);
+
+	/*
+	 * Inline limits: a state carries them only from a node whose schema has
+	 * them, and citus_apply accepts states of its own version only.
+	 */
 	if (cx_extension_table_has_column("column_settings", "inline_max", InvalidAttrNumber))
-		cx_settings_exec("INSERT INTO compressx.column_settings "
-						 "(relid, attname, attnum, codec, level, min_size, inline_max, dict_id) "
-						 "SELECT $1::pg_catalog.oid::pg_catalog.regclass, x.attname, 0, x.codec, x.level, "
-						 "x.min_size, x.inline_max, (SELECT pg_catalog.max(d.dict_id) "
-						 "FROM compressx.dictionaries d "
-						 "WHERE d.relid = $1 AND d.dict = pg_catalog.decode(x.dict, 'base64')) "
+		cx_settings_exec("UPDATE compressx.column_settings s SET inline_max = x.inline_max "
 						 "FROM pg_catalog.jsonb_to_recordset($2::jsonb->'columns') "
-						 "AS x(attname name, codec text, level int4, min_size int4, inline_max int4, "
-						 "dict text)",
+						 "AS x(attname name, inline_max int4) "
+						 "WHERE s.relid = $1 AND s.attname = x.attname AND x.inline_max IS NOT NULL",
 						 2, types, values, NULL);
-	else
-	{
-		cx_settings_exec("INSERT INTO compressx.column_settings "
-						 "(relid, attname, attnum, codec, level, min_size, dict_id) "
-						 "SELECT $1::pg_catalog.oid::pg_catalog.regclass, x.attname, 0, x.codec, x.level, "
-						 "x.min_size, (SELECT pg_catalog.max(d.dict_id) FROM compressx.dictionaries d "
-						 "WHERE d.relid = $1 AND d.dict = pg_catalog.decode(x.dict, 'base64')) "
-						 "FROM pg_catalog.jsonb_to_recordset($2::jsonb->'columns') "
-						 "AS x(attname name, codec text, level int4, min_size int4, dict text)",
-						 2, types, values, NULL);
-		if (cx_settings_exec("SELECT pg_catalog.count(*)::int4 "
-							 "FROM pg_catalog.jsonb_to_recordset($2::jsonb->'columns') "
-							 "AS x(inline_max int4) WHERE x.inline_max IS NOT NULL",
-							 2, types, values, NULL) > 0)
-			ereport(WARNING,
-					(errmsg("inline limits of \"%s\" are not kept on this node", get_rel_name(relid)),
-					 errdetail("Its compressx schema is older than 0.4.0."),
-					 errhint("Run ALTER EXTENSION compressx UPDATE on every node, then compressx.citus_push() for the table.")));
-	}
 	cx_citus_settings_changed(relid);
 }
 

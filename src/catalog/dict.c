@@ -81,7 +81,7 @@ typedef struct DictEntry
 	CxLz4Dict  *lz4;			/* for lz4, made on first use, or NULL */
 } DictEntry;
 
-static void warn_missing(int32 dict_id);
+static void warn_missing(int32 dict_id, const char *codec);
 
 static HTAB *dict_cache = NULL;
 static Oid	dict_cache_table = InvalidOid;	/* the table the cache came from */
@@ -271,7 +271,7 @@ cx_dict_for_encode(int32 dict_id, const CxCodec *codec, int level)
 	e = dict_find(dict_id);
 	if (e == NULL)
 	{
-		warn_missing(dict_id);
+		warn_missing(dict_id, "lz4");
 		return NULL;
 	}
 	return dict_lz4(e);
@@ -284,14 +284,14 @@ cx_dict_for_encode(int32 dict_id, const CxCodec *codec, int level)
  * dictionary later.  Warn once per backend and dictionary.
  */
 static void
-warn_missing(int32 dict_id)
+warn_missing(int32 dict_id, const char *codec)
 {
 	static int32 warned_id = 0;
 
 	if (warned_id != dict_id)
 		ereport(WARNING,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
-				 errmsg("zstd dictionary %d does not exist; compressing without it", dict_id),
+				 errmsg("%s dictionary %d does not exist; compressing without it", codec, dict_id),
 				 errhint("Train a new one with compressx.train_dictionary(), or reset the column with compressx.reset_column_codec().")));
 	warned_id = dict_id;
 }
@@ -303,7 +303,7 @@ cx_dict_cdict(int32 dict_id, int level)
 
 	if (e == NULL)
 	{
-		warn_missing(dict_id);
+		warn_missing(dict_id, "zstd");
 		return NULL;
 	}
 	if (e->cdict == NULL || e->cdict_level != level)
