@@ -4,8 +4,11 @@
 # stop a throwaway PostgreSQL cluster.  Sourced, not run.
 
 PG_MAJOR=${PG_MAJOR:-15}
-PGBIN=/usr/lib/postgresql/$PG_MAJOR/bin
-PGXS_DIR=/usr/lib/postgresql/$PG_MAJOR/lib/pgxs
+# CX_PGBIN: the bin directory of another installation of the same major to
+# build, install and test in (a relocated copy of Debian's, say, so that
+# several checkouts can test side by side without installing over each other)
+PGBIN=${CX_PGBIN:-/usr/lib/postgresql/$PG_MAJOR/bin}
+PGXS_DIR=${PGBIN%/bin}/lib/pgxs
 export PATH="$PGBIN:$PATH"
 
 cx_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
