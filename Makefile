@@ -32,7 +32,7 @@ OBJS = \
 
 EXTENSION = compressx
 DATA = sql/compressx--0.1.0.sql sql/compressx--0.1.0--0.2.0.sql sql/compressx--0.2.0--0.3.0.sql \
-	sql/compressx--0.3.0--0.4.0.sql
+	sql/compressx--0.3.0--0.4.0.sql sql/compressx--0.4.0--0.5.0.sql
 PGFILEDESC = "compressx - per-column compression for PostgreSQL"
 
 SHLIB_LINK = -llz4 -lzstd

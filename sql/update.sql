@@ -1,4 +1,4 @@
--- Installing 0.1.0 and updating (through 0.2.0 and 0.3.0 to 0.4.0) gives what CREATE EXTENSION gives
+-- Installing 0.1.0 and updating (through 0.2.0, 0.3.0 and 0.4.0 to 0.5.0) gives what CREATE EXTENSION gives
 -- (which runs the same scripts), and keeps tables and settings
 SELECT extversion FROM pg_extension WHERE extname = 'compressx';
 DROP EXTENSION compressx;

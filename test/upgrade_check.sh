@@ -29,7 +29,7 @@
 #     settings, an index scan) is identical before and after; the checks of
 #     test/upgrade/after.sql pass (writes, recompress_table, VACUUM FULL
 #     re-encoding, a new dictionary); ALTER EXTENSION compressx UPDATE
-#     takes the 0.1.0 database to 0.4.0 (through 0.2.0 and 0.3.0) with its rows unchanged.
+#     takes the 0.1.0 database to 0.5.0 (through 0.2.0, 0.3.0 and 0.4.0) with its rows unchanged.
 # 18's initdb enables data checksums by default: the new cluster is made
 # with --no-data-checksums, as the old one has none.
 #
@@ -263,8 +263,8 @@ upgrade() {
     # the column_codecs view changed with 0.2.0; everything else stays
     grep -v -e '^extension ' -e '^codec ' "$work/state-before-cx_old.txt" >"$work/old-a.txt"
     grep -v -e '^extension ' -e '^codec ' "$work/state-$mode-updated-cx_old.txt" >"$work/old-b.txt"
-    diff "$work/old-a.txt" "$work/old-b.txt" && [ "$out" = "0.4.0 50 0 " ]
-    result "ALTER EXTENSION compressx UPDATE 0.1.0 -> 0.4.0 after --$mode: rows unchanged, writes" $? "$out"
+    diff "$work/old-a.txt" "$work/old-b.txt" && [ "$out" = "0.5.0 50 0 " ]
+    result "ALTER EXTENSION compressx UPDATE 0.1.0 -> 0.5.0 after --$mode: rows unchanged, writes" $? "$out"
     stop_cluster "$new_bin" "$dir"
 }
 
