@@ -46,6 +46,11 @@ PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
+# PGXS tracks no header dependencies (unless PostgreSQL was configured with
+# --enable-depend): rebuild every object when any of compressx's headers
+# changes, so that a changed struct never meets an object built with the old one.
+$(OBJS): $(wildcard $(srcdir)/src/*.h $(srcdir)/src/*/*.h)
+
 # PostgreSQL 15 and later only (table access method API, pg_stat_progress
 # and PGXS features compressx uses): stop here with a clear message rather
 # than with a compile error deep in a file.
