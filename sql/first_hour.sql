@@ -1,0 +1,13 @@
+-- A DBA's first hour (issue 28): what the views and calls show a newcomer
+-- the ratio views list user tables, not compressx's own (nor any other
+-- extension's member tables), even for a superuser
+CREATE TABLE fh_docs (id int, body text);
+INSERT INTO fh_docs SELECT g, repeat('first hour ' || g, 40) FROM generate_series(1, 50) g;
+SELECT count(*) AS own_tables_in_column_ratios FROM compressx.column_ratios
+WHERE schema_name = 'compressx';
+SELECT count(*) AS own_tables_in_table_ratios FROM compressx.table_ratios
+WHERE schema_name = 'compressx';
+SELECT table_name FROM compressx.table_ratios WHERE table_name = 'fh_docs';
+-- stored_summary samples like column_stats: sample_rows may be left out
+SELECT column_name, method, "values" FROM compressx.stored_summary('fh_docs') ORDER BY 1, 2;
+DROP TABLE fh_docs;
