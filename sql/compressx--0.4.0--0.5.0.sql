@@ -39,3 +39,32 @@ RETURNS TABLE (column_name name, method text, "values" bigint,
                external_values bigint, raw_bytes bigint, stored_bytes bigint)
 AS 'MODULE_PATHNAME', 'compressx_stored_summary'
 LANGUAGE C VOLATILE;
+
+-- Issue 28 A2: a setting of a table that another access method stores
+-- (heap) is pending: column_codecs says so instead of showing it in effect.
+CREATE OR REPLACE VIEW compressx.column_codecs AS
+SELECT n.nspname AS schema_name,
+       c.relname AS table_name,
+       s.column_name,
+       am.amname AS access_method,
+       s.codec,
+       s.level,
+       s.min_size,
+       s.explicit,
+       s.dictionary,
+       CASE WHEN am.amname OPERATOR(pg_catalog.=) 'compressx'::pg_catalog.name
+            THEN 'in effect'
+            ELSE 'pending: applies after SET ACCESS METHOD compressx'
+       END AS status
+FROM pg_catalog.pg_class c
+JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace
+JOIN pg_catalog.pg_am am ON am.oid OPERATOR(pg_catalog.=) c.relam
+CROSS JOIN LATERAL compressx.column_codec_settings(c.oid) s
+WHERE c.relkind OPERATOR(pg_catalog.=) ANY ('{r,m}'::pg_catalog."char"[])
+  AND (am.amname OPERATOR(pg_catalog.=) 'compressx'::pg_catalog.name
+       OR EXISTS (SELECT 1 FROM compressx.column_settings cs
+                  WHERE cs.relid::pg_catalog.oid OPERATOR(pg_catalog.=) c.oid))
+  AND pg_catalog.has_table_privilege(c.oid, 'SELECT');
+
+COMMENT ON VIEW compressx.column_codecs IS
+'codec, level and minimum size of each variable-length column of compressx tables you may read, and of tables with compressx settings (status: in effect, or pending until the table uses the compressx access method)';

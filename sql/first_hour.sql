@@ -24,3 +24,18 @@ CREATE TABLE fh_big (id int, doc text COMPRESSION pglz);
 INSERT INTO fh_big SELECT g, repeat('big row ' || g, 400) FROM generate_series(1, 20) g;
 SELECT column_name, values_rewritten FROM compressx.recompress_table('fh_big', 'lz4');
 DROP TABLE fh_small, fh_big;
+
+-- settings of a heap table are pending, said at once and shown so
+CREATE TABLE fh_hp (id int, body text);
+SELECT compressx.set_column_codec('fh_hp', 'body', 'zstd');
+SELECT table_name, column_name, access_method, codec, status
+FROM compressx.column_codecs WHERE table_name = 'fh_hp';
+CREATE TABLE fh_parted (id int, body text) PARTITION BY RANGE (id);
+CREATE TABLE fh_parted_1 PARTITION OF fh_parted FOR VALUES FROM (0) TO (10);
+CREATE TABLE fh_parted_2 PARTITION OF fh_parted FOR VALUES FROM (10) TO (20);
+SELECT compressx.set_column_codec('fh_parted', 'body', 'zstd', 9);
+CREATE TABLE fh_cx (id int, body text) USING compressx;
+SELECT compressx.set_column_codec('fh_cx', 'body', 'zstd', 9);
+SELECT table_name, status FROM compressx.column_codecs
+WHERE table_name IN ('fh_cx', 'fh_parted_1') ORDER BY 1;
+DROP TABLE fh_hp, fh_parted, fh_cx;
