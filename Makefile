@@ -26,6 +26,7 @@ OBJS = \
 	src/sql/online_move.o \
 	src/sql/online_runs.o \
 	src/sql/recompress.o \
+	src/sql/uninstall.o \
 	src/sql/verify.o \
 	src/logical/decoder.o \
 	src/compressx.o

@@ -68,3 +68,16 @@ WHERE c.relkind OPERATOR(pg_catalog.=) ANY ('{r,m}'::pg_catalog."char"[])
 
 COMMENT ON VIEW compressx.column_codecs IS
 'codec, level and minimum size of each variable-length column of compressx tables you may read, and of tables with compressx settings (status: in effect, or pending until the table uses the compressx access method)';
+
+-- Issue 28 A9: DROP EXTENSION compressx (without CASCADE) is refused while
+-- tables use the access method, naming them and the call that moves each
+-- to heap online (src/sql/uninstall.c); core's own refusal suggests CASCADE,
+-- which drops the tables.
+CREATE FUNCTION compressx.on_drop_extension()
+RETURNS event_trigger
+AS 'MODULE_PATHNAME', 'compressx_on_drop_extension'
+LANGUAGE C;
+
+CREATE EVENT TRIGGER compressx_drop_extension ON ddl_command_start
+    WHEN TAG IN ('DROP EXTENSION')
+    EXECUTE FUNCTION compressx.on_drop_extension();

@@ -39,3 +39,25 @@ SELECT compressx.set_column_codec('fh_cx', 'body', 'zstd', 9);
 SELECT table_name, status FROM compressx.column_codecs
 WHERE table_name IN ('fh_cx', 'fh_parted_1') ORDER BY 1;
 DROP TABLE fh_hp, fh_parted, fh_cx;
+
+-- the way out: DROP EXTENSION names the tables that use the access method
+-- and the call that moves each back to heap online; then it succeeds
+SELECT current_database() AS fh_db \gset
+CREATE DATABASE fh_uninstall;
+\c fh_uninstall
+SET client_min_messages = warning;
+CREATE EXTENSION compressx;
+CREATE TABLE fh_a (id int PRIMARY KEY, body text) USING compressx;
+CREATE TABLE fh_b (id int, body text) USING compressx;
+INSERT INTO fh_a SELECT g, repeat('way out ' || g, 30) FROM generate_series(1, 100) g;
+DROP EXTENSION compressx;
+-- the list of tables, as a DBA finds them
+SELECT c.oid::regclass AS compressx_table FROM pg_class c JOIN pg_am a ON a.oid = c.relam
+WHERE a.amname = 'compressx' ORDER BY 1;
+CALL compressx.recompress_online('fh_a', access_method => 'heap');
+CALL compressx.recompress_online('fh_b', access_method => 'heap');
+SELECT count(*) FILTER (WHERE body = repeat('way out ' || id, 30)) AS intact FROM fh_a;
+DROP EXTENSION compressx;
+SELECT count(*) AS rows_after_uninstall FROM fh_a;
+\c :fh_db
+DROP DATABASE fh_uninstall;
