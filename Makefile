@@ -57,7 +57,7 @@ endif
 # Output plugins wrapping another plugin by its library name, built from one
 # source (src/decoders/shim.c, src/logical/decoder.c): compressx_test_decoding
 # in $libdir, and the opt-in shadows $libdir/compressx_decoders/{pgoutput,
-# test_decoding} (README, "Logical replication and CDC").
+# test_decoding} (doc/logical-replication.md).
 DECODER_LIBS = decoders/compressx_test_decoding$(DLSUFFIX) \
 	decoders/shadow/pgoutput$(DLSUFFIX) decoders/shadow/test_decoding$(DLSUFFIX)
 EXTRA_CLEAN = decoders
