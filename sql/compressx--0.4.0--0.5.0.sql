@@ -81,3 +81,65 @@ LANGUAGE C;
 CREATE EVENT TRIGGER compressx_drop_extension ON ddl_command_start
     WHEN TAG IN ('DROP EXTENSION')
     EXECUTE FUNCTION compressx.on_drop_extension();
+
+-- Issue 28 A6: advise counts bytes as column_stats does, shows the values
+-- as they are (codec "none") and recommends leaving a column as is when no
+-- codec saves space, times small samples over repeated passes, and gives
+-- the recommended row's reason (note) and the statements that apply it
+-- (apply).  New result columns: drop and create (and the Citus wrapper,
+-- whose rows the coordinator returns as advise's).
+DROP FUNCTION compressx.advise(regclass, integer, double precision);
+CREATE FUNCTION compressx.advise(rel regclass, sample_rows integer DEFAULT 1000,
+                                 min_compress_mb_s double precision DEFAULT 50)
+RETURNS TABLE (column_name name, codec text, level integer, dictionary boolean,
+               ratio numeric, compress_mb_s numeric, decompress_mb_s numeric,
+               recommended boolean, note text, apply text)
+AS 'MODULE_PATHNAME', 'compressx_advise'
+LANGUAGE C VOLATILE;
+
+COMMENT ON FUNCTION compressx.advise(regclass, integer, double precision) IS
+'every codec (and "none": as stored) on a sample of each column, with ratio, speeds and one recommendation per column, with its reason and the statements that apply it (SELECT privilege)';
+
+DROP FUNCTION compressx.citus_advise(regclass, integer, double precision);
+-- One placement of each shard: the mean of the shards' figures, and the
+-- recommendation made again on them (the statements to apply it are the
+-- coordinator's business: note and apply stay empty).
+CREATE FUNCTION compressx.citus_advise(rel regclass, sample_rows integer,
+                                       min_compress_mb_s double precision)
+RETURNS TABLE (column_name name, codec text, level integer, dictionary boolean,
+               ratio numeric, compress_mb_s numeric, decompress_mb_s numeric,
+               recommended boolean, note text, apply text)
+LANGUAGE plpgsql VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_column
+DECLARE
+    results jsonb;
+BEGIN
+    PERFORM compressx.citus_fan_out_only('citus_advise');
+    results := compressx.citus_on_shards(rel, format('compressx.advise(%%s, %%s, %L)', min_compress_mb_s), sample_rows);
+    RETURN QUERY
+    WITH m AS (
+        SELECT x.column_name, x.codec, x.level, x.dictionary,
+               round(avg(x.ratio), 2) AS ratio,
+               round(avg(x.compress_mb_s), 1) AS compress_mb_s,
+               round(avg(x.decompress_mb_s), 1) AS decompress_mb_s,
+               a.attnum
+        FROM jsonb_to_recordset(results) AS x(column_name name, codec text, level integer,
+                                              dictionary boolean, ratio numeric,
+                                              compress_mb_s numeric, decompress_mb_s numeric)
+        LEFT JOIN pg_attribute a ON a.attrelid = rel AND a.attname = x.column_name
+        GROUP BY x.column_name, x.codec, x.level, x.dictionary, a.attnum),
+    best AS (
+        SELECT DISTINCT ON (m.column_name) m.column_name, m.codec, m.level, m.dictionary
+        FROM m WHERE m.compress_mb_s >= min_compress_mb_s
+        ORDER BY m.column_name, m.ratio DESC, m.compress_mb_s DESC)
+    SELECT m.column_name, m.codec, m.level, m.dictionary, m.ratio, m.compress_mb_s,
+           m.decompress_mb_s,
+           EXISTS (SELECT FROM best b WHERE b.column_name = m.column_name AND b.codec = m.codec
+                   AND b.level IS NOT DISTINCT FROM m.level AND b.dictionary = m.dictionary),
+           NULL::text, NULL::text
+    FROM m
+    ORDER BY m.attnum, m.codec, m.level, m.dictionary;
+END
+$$;
