@@ -26,6 +26,7 @@ OBJS = \
 	src/sql/online_move.o \
 	src/sql/online_runs.o \
 	src/sql/recompress.o \
+	src/sql/uninstall.o \
 	src/sql/verify.o \
 	src/logical/decoder.o \
 	src/compressx.o
@@ -39,7 +40,7 @@ SHLIB_LINK = -llz4 -lzstd
 PG_CPPFLAGS = -I$(srcdir)/src
 
 # pg_regress files live in sql/ and expected/ (see test/run_tests.sh)
-REGRESS = codecs frame column_stats recompress am am_storage publication verify security advise dict dict_auto update hostile limits sort_hash recompress_online recompress_online_am recompress_online_kinds
+REGRESS = codecs frame column_stats recompress am am_storage publication verify security advise dict dict_auto update hostile limits sort_hash recompress_online recompress_online_am recompress_online_kinds first_hour
 REGRESS_OPTS = --load-extension=compressx
 
 PG_CONFIG ?= pg_config
@@ -61,7 +62,7 @@ endif
 # Output plugins wrapping another plugin by its library name, built from one
 # source (src/decoders/shim.c, src/logical/decoder.c): compressx_test_decoding
 # in $libdir, and the opt-in shadows $libdir/compressx_decoders/{pgoutput,
-# test_decoding} (README, "Logical replication and CDC").
+# test_decoding} (doc/logical-replication.md).
 DECODER_LIBS = decoders/compressx_test_decoding$(DLSUFFIX) \
 	decoders/shadow/pgoutput$(DLSUFFIX) decoders/shadow/test_decoding$(DLSUFFIX)
 EXTRA_CLEAN = decoders

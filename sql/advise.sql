@@ -9,7 +9,8 @@ SELECT column_name, codec, level, ratio > 0 AS has_ratio,
        compress_mb_s > 0 AS has_compress_speed, decompress_mb_s > 0 AS has_decompress_speed
 FROM compressx.advise('adv') ORDER BY column_name, codec, level, dictionary;
 -- compressible documents shrink with every codec; short hashes do not
-SELECT column_name, bool_and(ratio > 1.5) AS all_shrink, bool_and(ratio <= 1) AS none_shrink
+SELECT column_name, bool_and(ratio > 1.5) FILTER (WHERE codec <> 'none') AS all_shrink,
+       bool_and(ratio <= 1) AS none_shrink
 FROM compressx.advise('adv') GROUP BY column_name ORDER BY column_name;
 -- exactly one recommendation per column; zstd-19 beats zstd-1 on ratio
 SELECT column_name, count(*) FILTER (WHERE recommended) AS recommendations
@@ -32,6 +33,23 @@ SELECT (SELECT compress_mb_s FROM a WHERE recommended) = (SELECT max(compress_mb
 CREATE TABLE adv_cx (LIKE adv) USING compressx;
 INSERT INTO adv_cx SELECT * FROM adv;
 SELECT count(*) AS rows, count(DISTINCT column_name) AS columns FROM compressx.advise('adv_cx', 100);
+-- "none" is the values as they are, counted as column_stats counts them
+-- (no speeds); the recommended row says why and how to apply it
+SELECT column_name, ratio = (SELECT ratio FROM compressx.column_stats('adv') s
+                             WHERE s.column_name = a.column_name) AS as_column_stats,
+       compress_mb_s IS NULL AS untimed
+FROM compressx.advise('adv', 500) a WHERE codec = 'none' ORDER BY 1;
+SELECT column_name, codec, note IS NOT NULL AS has_note, apply FROM compressx.advise('adv', 500, 0)
+WHERE recommended ORDER BY 1;
+SELECT column_name, codec, apply FROM compressx.advise('adv_cx', 500, 0) WHERE recommended ORDER BY 1;
+-- values too short to save anything: leave as is, and a small sample says so
+CREATE TABLE adv_tiny (code text);
+INSERT INTO adv_tiny SELECT (ARRAY['ok', 'warn', 'error', 'fatal'])[1 + i % 4] || i % 10 FROM generate_series(1, 40) i;
+SELECT codec, ratio, recommended, note, apply FROM compressx.advise('adv_tiny') WHERE recommended;
+SELECT count(*) FILTER (WHERE ratio > (SELECT ratio FROM compressx.advise('adv_tiny') WHERE codec = 'none'))
+       AS codecs_better_than_none
+FROM compressx.advise('adv_tiny');
+DROP TABLE adv_tiny;
 -- bad input
 SELECT * FROM compressx.advise('adv', 0);
 SELECT * FROM compressx.advise('adv', 100, -1);

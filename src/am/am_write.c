@@ -148,7 +148,7 @@ keep_core_external(struct varlena *v, const CxColumnSetting *s, char attstorage)
  * (zstd, or lz4 with a dictionary).  Then the new version is
  * encoded afresh, so that once a column leaves zstd, rows written from then
  * on hold no value only compressx can read: recompress_online's move of a
- * table to heap relies on it (doc/online.md).
+ * table to heap relies on it (doc/design/online.md).
  */
 static inline bool
 reusable(const void *old, const CxColumnSetting *s)

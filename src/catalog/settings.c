@@ -703,6 +703,45 @@ cx_check_settings_column(Oid relid, const char *column)
 }
 
 /*
+ * After a setting of column on relid and rels (relid with its partitions and
+ * children, locked): when some of them with storage are not compressx
+ * tables, say that the setting waits for the access method (the views show
+ * it as pending) and how to apply it.
+ */
+static void
+notice_pending(Oid relid, const char *column, List *rels)
+{
+	Oid			first = InvalidOid;
+	int			n = 0;
+	ListCell   *lc;
+
+	foreach(lc, rels)
+	{
+		Relation	rel = table_open(lfirst_oid(lc), NoLock);
+
+		if (RELKIND_HAS_STORAGE(rel->rd_rel->relkind) && !cx_is_compressx_relation(rel))
+		{
+			if (n++ == 0)
+				first = RelationGetRelid(rel);
+		}
+		table_close(rel, NoLock);
+	}
+	if (n == 0)
+		return;
+	ereport(NOTICE,
+			(first == relid ?
+			 errmsg("the setting of column \"%s\" waits until \"%s\" uses the compressx access method",
+					column, get_rel_name(relid)) :
+			 errmsg_plural("the setting of column \"%s\" waits until %d table of \"%s\" uses the compressx access method",
+						   "the setting of column \"%s\" waits until %d tables of \"%s\" use the compressx access method",
+						   n, column, n, get_rel_name(relid)),
+			 errdetail("Stored values stay as they are; compressx.column_codecs shows the setting as pending."),
+			 errhint("CALL compressx.recompress_online('%s', access_method => 'compressx') moves the table online and applies the setting.",
+					 quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
+												get_rel_name(relid)))));
+}
+
+/*
  * compressx.set_column_codec(rel regclass, column_name name, codec text,
  *							  level int DEFAULT NULL, min_size int DEFAULT NULL
  *							  [, dictionary text DEFAULT NULL])
@@ -896,6 +935,7 @@ cx_set_column_codec(Oid relid, const char *column, const CxCodec *codec,
 	/* Citus tables: the same rows on every node */
 	foreach(lc, rels)
 		cx_citus_push(lfirst_oid(lc));
+	notice_pending(relid, column, rels);
 	return rels;
 }
 

@@ -10,8 +10,8 @@
  *	  compressx_decoders/pgoutput, compressx_decoders/test_decoding
  *								the same plugins under their own names, for
  *								a server that puts $libdir/compressx_decoders
- *								first on dynamic_library_path (README,
- *								"Logical replication and CDC")
+ *								first on dynamic_library_path
+ *								(doc/logical-replication.md)
  * Each loads its inner plugin by its full path in the library directory
  * (pkglib_path), so a wrapper found first on dynamic_library_path never
  * loads itself again.  ("$libdir/name" would not do: since PostgreSQL 18

@@ -9,10 +9,16 @@
  * each with a 16 kB dictionary trained on every other sampled value,
  * measured on the others (what compressx.train_dictionary() would give; no
  * row when the sample is too small to train on).  One row per column and candidate gives the
- * stored ratio (including each format's header), and compress and
- * decompress speed in MB of raw data per second.  Rule of the
- * recommendation, per column: the best ratio among candidates compressing
- * at least min_compress_mb_s; if none is that fast, the fastest one.
+ * stored ratio (raw bytes against stored bytes with each format's header,
+ * counted as column_stats counts them), and compress and decompress speed
+ * in MB of raw data per second (a small sample is timed over repeated
+ * passes).  A row with codec "none" gives the ratio of the values stored
+ * as they are.  Rule of the recommendation, per column: the best ratio
+ * among candidates compressing at least min_compress_mb_s (if none is that
+ * fast, the fastest one), unless it saves less than ADVISE_MIN_GAIN over
+ * storing the values as they are: then "none", leave the column as is.
+ * The recommended row carries the statements that apply it (apply) and
+ * why it was chosen (note).
  *
  * Locking: AccessShareLock on the table; needs SELECT on it.
  *
@@ -24,17 +30,20 @@
 
 #include "access/htup_details.h"
 #include "access/table.h"
+#include "lib/stringinfo.h"
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "portability/instr_time.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
 
 #include "storage/codec.h"
 #include "compat.h"
 #include "catalog/dict.h"
+#include "catalog/relation.h"
 #include "sql/dict_train.h"
 #include "storage/format.h"
 #include "sql/inspect.h"
@@ -51,6 +60,7 @@ typedef struct Candidate
 } Candidate;
 
 static const Candidate candidates[] = {
+	{CX_CODEC_NONE, 0, 0, false},	/* stored as they are */
 	{CX_CODEC_PGLZ, 0, VARHDRSZ_COMPRESSED, false},
 	{CX_CODEC_LZ4, 1, VARHDRSZ_COMPRESSED, false},
 	{CX_CODEC_LZ4, 9, VARHDRSZ_COMPRESSED, false},
@@ -62,6 +72,18 @@ static const Candidate candidates[] = {
 	{CX_CODEC_LZ4, 1, VARHDRSZ_COMPRESSED + CX_LZ4DICT_BODY_HDRSZ, true},
 };
 
+/* A codec must store the sample at least this much smaller than "none". */
+#define ADVISE_MIN_GAIN		1.02
+
+/*
+ * Timing: passes over a sample are repeated until they took this long (or
+ * ADVISE_MAX_PASSES passes), so that small samples give speeds, not timer
+ * noise; below ADVISE_SMALL_SAMPLE values the note says the ratios are rough.
+ */
+#define ADVISE_MIN_SECONDS	0.005
+#define ADVISE_MAX_PASSES	1000
+#define ADVISE_SMALL_SAMPLE 100
+
 /* Size of the dictionary the dictionary candidate trains. */
 #define ADVISE_DICT_SIZE 16384
 #define NCANDIDATES lengthof(candidates)
@@ -69,11 +91,33 @@ static const Candidate candidates[] = {
 typedef struct Trial
 {
 	bool		done;
+	bool		timed;			/* speeds measured (not for "none") */
 	double		raw;
 	double		stored;
-	double		compress_s;
+	double		compress_s;		/* per pass */
 	double		decompress_s;
 } Trial;
+
+/*
+ * Bytes a value of rawlen data bytes takes stored as it is, as
+ * column_stats counts them: a 1-byte header while it fits one.
+ */
+static double
+plain_stored(int32 rawlen)
+{
+	return rawlen + (rawlen + VARHDRSZ_SHORT <= VARATT_SHORT_MAX ? VARHDRSZ_SHORT : VARHDRSZ);
+}
+
+/* Seconds since start. */
+static double
+elapsed_since(instr_time start)
+{
+	instr_time	now;
+
+	INSTR_TIME_SET_CURRENT(now);
+	INSTR_TIME_SUBTRACT(now, start);
+	return INSTR_TIME_GET_DOUBLE(now);
+}
 
 /*
  * How much of a value the candidates compress: its first
@@ -92,7 +136,8 @@ advised_length(struct varlena *v)
 /*
  * Compress and decompress every value with one candidate; values that do
  * not shrink count at their plain size, as compressx would store them.
- * cdict and ddict: the dictionary candidate's digested dictionary.
+ * cdict and ddict: the dictionary candidate's digested dictionary.  Each
+ * direction is timed over as many passes as ADVISE_MIN_SECONDS needs.
  */
 static void
 try_candidate(const Candidate *cand, List *values, void *cdict, void *ddict,
@@ -100,66 +145,96 @@ try_candidate(const Candidate *cand, List *values, void *cdict, void *ddict,
 {
 	const CxCodec *codec = cx_codec_by_id(cand->codec);
 	ListCell   *lc;
-	instr_time	start,
-				spent;
+	instr_time	start;
 	int			n = list_length(values);
 	char	  **outs = palloc0(sizeof(char *) * Max(n, 1));
 	int32	   *outlens = palloc0(sizeof(int32) * Max(n, 1));
-	int			i = 0;
+	int32	   *caps = palloc0(sizeof(int32) * Max(n, 1));
+	int			passes;
+	double		spent;
+	int			i;
 
 	res->done = true;
+	res->timed = cand->codec != CX_CODEC_NONE;
 	res->raw = 0;
 	res->stored = 0;
-	INSTR_TIME_SET_CURRENT(start);
-	foreach(lc, values)
+	res->compress_s = res->decompress_s = 0;
+	if (!res->timed)
 	{
-		struct varlena *v = (struct varlena *) lfirst(lc);
-		int32		rawlen = advised_length(v);
-		int32		cap = cx_codec_bound(codec, rawlen);
-		int32		len;
+		foreach(lc, values)
+		{
+			int32		rawlen = advised_length((struct varlena *) lfirst(lc));
 
-		CHECK_FOR_INTERRUPTS();
-		outs[i] = palloc(cap);
-		res->raw += rawlen;
-		len = cx_codec_compress(codec, cand->level, cdict, VARDATA_ANY(v), rawlen, outs[i], cap);
-		if (len < 0 || len + cand->header >= rawlen + VARHDRSZ)
-		{
-			outlens[i] = -1;	/* stored plain */
-			res->stored += rawlen + VARHDRSZ;
+			res->raw += rawlen;
+			res->stored += plain_stored(rawlen);
 		}
-		else
-		{
-			outlens[i] = len;
-			res->stored += len + cand->header;
-		}
-		i++;
+		return;
 	}
-	INSTR_TIME_SET_CURRENT(spent);
-	INSTR_TIME_SUBTRACT(spent, start);
-	res->compress_s = INSTR_TIME_GET_DOUBLE(spent);
 
-	i = 0;
 	INSTR_TIME_SET_CURRENT(start);
-	foreach(lc, values)
+	for (passes = 0, spent = 0; passes == 0 ||
+		 (spent < ADVISE_MIN_SECONDS && passes < ADVISE_MAX_PASSES); passes++)
 	{
-		struct varlena *v = (struct varlena *) lfirst(lc);
-		int32		rawlen = advised_length(v);
-		char	   *dst;
-
-		CHECK_FOR_INTERRUPTS();
-		if (outlens[i] >= 0)
+		i = 0;
+		foreach(lc, values)
 		{
-			dst = palloc(Max(rawlen, 1));
-			if (!cx_codec_decompress(codec, ddict, outs[i], outlens[i], dst, rawlen) ||
-				memcmp(dst, VARDATA_ANY(v), rawlen) != 0)
-				elog(ERROR, "%s did not round-trip a sampled value", codec->name);
-			pfree(dst);
+			struct varlena *v = (struct varlena *) lfirst(lc);
+			int32		rawlen = advised_length(v);
+			int32		len;
+
+			CHECK_FOR_INTERRUPTS();
+			if (passes == 0)
+			{
+				caps[i] = cx_codec_bound(codec, rawlen);
+				outs[i] = palloc(caps[i]);
+			}
+			len = cx_codec_compress(codec, cand->level, cdict, VARDATA_ANY(v), rawlen,
+									outs[i], caps[i]);
+			if (passes == 0)
+			{
+				res->raw += rawlen;
+				if (len < 0 || len + cand->header >= plain_stored(rawlen))
+				{
+					outlens[i] = -1;	/* stored plain */
+					res->stored += plain_stored(rawlen);
+				}
+				else
+				{
+					outlens[i] = len;
+					res->stored += len + cand->header;
+				}
+			}
+			i++;
 		}
-		i++;
+		spent = elapsed_since(start);
 	}
-	INSTR_TIME_SET_CURRENT(spent);
-	INSTR_TIME_SUBTRACT(spent, start);
-	res->decompress_s = INSTR_TIME_GET_DOUBLE(spent);
+	res->compress_s = spent / passes;
+
+	INSTR_TIME_SET_CURRENT(start);
+	for (passes = 0, spent = 0; passes == 0 ||
+		 (spent < ADVISE_MIN_SECONDS && passes < ADVISE_MAX_PASSES); passes++)
+	{
+		i = 0;
+		foreach(lc, values)
+		{
+			struct varlena *v = (struct varlena *) lfirst(lc);
+			int32		rawlen = advised_length(v);
+			char	   *dst;
+
+			CHECK_FOR_INTERRUPTS();
+			if (outlens[i] >= 0)
+			{
+				dst = palloc(Max(rawlen, 1));
+				if (!cx_codec_decompress(codec, ddict, outs[i], outlens[i], dst, rawlen) ||
+					(passes == 0 && memcmp(dst, VARDATA_ANY(v), rawlen) != 0))
+					elog(ERROR, "%s did not round-trip a sampled value", codec->name);
+				pfree(dst);
+			}
+			i++;
+		}
+		spent = elapsed_since(start);
+	}
+	res->decompress_s = spent / passes;
 }
 
 static double
@@ -227,6 +302,48 @@ try_dictionary(const Candidate *cand, List *values, Trial *res)
 	PG_END_TRY();
 }
 
+/*
+ * The statements that apply candidate cand to column attname of rel (every
+ * leaf compressx: is_cx), or NULL for "none" (nothing to do).  A heap table
+ * moves to the compressx access method, online, unless the candidate is
+ * core's own (pglz or lz4 without a dictionary): the setting is made first
+ * (pending until the move), the dictionary trained once the table is
+ * compressx's, and the column rewritten with it.
+ */
+static char *
+apply_statements(Relation rel, bool is_cx, const char *attname, const Candidate *cand)
+{
+	const char *codec = cx_codec_by_id(cand->codec)->name;
+	char	   *table = quote_literal_cstr(quote_qualified_identifier(get_namespace_name(RelationGetNamespace(rel)),
+																	  RelationGetRelationName(rel)));
+	char	   *column = quote_literal_cstr(attname);
+	StringInfoData buf;
+
+	if (cand->codec == CX_CODEC_NONE)
+		return NULL;
+	initStringInfo(&buf);
+	if (!is_cx && !cand->dictionary && cand->codec != CX_CODEC_ZSTD)
+	{
+		/* heap keeps pglz and lz4, at core's level */
+		appendStringInfo(&buf, "CALL compressx.recompress_online(%s, '%s', columns => ARRAY[%s]::name[]);",
+						 table, codec, column);
+		return buf.data;
+	}
+	appendStringInfo(&buf, "SELECT compressx.set_column_codec(%s, %s, '%s'", table, column, codec);
+	if (cand->level != 0)
+		appendStringInfo(&buf, ", %d", cand->level);
+	appendStringInfoString(&buf, ");");
+	if (!is_cx)
+		appendStringInfo(&buf, "\nCALL compressx.recompress_online(%s, access_method => 'compressx');",
+						 table);
+	if (cand->dictionary)
+		appendStringInfo(&buf, "\nSELECT compressx.train_dictionary(%s, %s);", table, column);
+	if (is_cx || cand->dictionary)
+		appendStringInfo(&buf, "\nCALL compressx.recompress_online(%s, columns => ARRAY[%s]::name[]);",
+						 table, column);
+	return buf.data;
+}
+
 static Datum
 rate(double raw, double seconds)
 {
@@ -244,7 +361,7 @@ rate(double raw, double seconds)
  *	  RETURNS TABLE (column_name name, codec text, level int,
  *					 dictionary boolean, ratio numeric,
  *					 compress_mb_s numeric, decompress_mb_s numeric,
- *					 recommended boolean)
+ *					 recommended boolean, note text, apply text)
  */
 Datum
 compressx_advise(PG_FUNCTION_ARGS)
@@ -260,6 +377,7 @@ compressx_advise(PG_FUNCTION_ARGS)
 	List	   *tuples = NIL;
 	int64		tuple_bytes = 0;
 	MemoryContext colcxt;
+	bool		is_cx;
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2))
 		ereport(ERROR,
@@ -285,6 +403,14 @@ compressx_advise(PG_FUNCTION_ARGS)
 		return (Datum) 0;
 	}
 	desc = RelationGetDescr(rel);
+	is_cx = leaves != NIL;
+	foreach(lc, leaves)
+	{
+		Relation	leaf = table_open(lfirst_oid(lc), NoLock);
+
+		is_cx = is_cx && cx_is_compressx_relation(leaf);
+		table_close(leaf, NoLock);
+	}
 	foreach(lc, leaves)
 	{
 		Relation	leaf = table_open(lfirst_oid(lc), NoLock);
@@ -308,6 +434,7 @@ compressx_advise(PG_FUNCTION_ARGS)
 		Trial		res[NCANDIDATES];
 		int			best = -1,
 					fastest = -1;
+		char	   *why;
 		int64		plain_bytes = 0;
 		MemoryContext oldcxt;
 
@@ -369,7 +496,7 @@ compressx_advise(PG_FUNCTION_ARGS)
 				try_candidate(&candidates[c], values, NULL, NULL, &res[c]);
 			MemoryContextSwitchTo(oldcxt);
 			MemoryContextDelete(candcxt);
-			if (!res[c].done)
+			if (!res[c].done || !res[c].timed)
 				continue;
 			/* by rate: the dictionary candidate compresses half the sample */
 			if (fastest < 0 || compress_rate(&res[c]) > compress_rate(&res[fastest]))
@@ -379,12 +506,27 @@ compressx_advise(PG_FUNCTION_ARGS)
 				best = c;
 		}
 		if (best < 0)
+		{
 			best = fastest;
+			why = psprintf("no codec compresses %g MB/s or more: the fastest", min_rate);
+		}
+		else
+			why = psprintf("the best ratio among codecs compressing %g MB/s or more", min_rate);
+		/* candidate 0 is "none": the values as they are */
+		if (ratio_of(&res[best]) < ratio_of(&res[0]) * ADVISE_MIN_GAIN)
+		{
+			best = 0;
+			why = psprintf("leave as is: no codec stores these values %d%% smaller",
+						   (int) rint((ADVISE_MIN_GAIN - 1) * 100));
+		}
+		if (list_length(values) < ADVISE_SMALL_SAMPLE)
+			why = psprintf("%s; only %d values sampled: the figures are rough",
+						   why, list_length(values));
 
 		for (int c = 0; c < (int) NCANDIDATES; c++)
 		{
-			Datum		vals[8];
-			bool		nulls[8] = {0};
+			Datum		vals[10];
+			bool		nulls[10] = {0};
 
 			if (!res[c].done)
 				continue;
@@ -399,7 +541,18 @@ compressx_advise(PG_FUNCTION_ARGS)
 										  Int32GetDatum(2));
 			vals[5] = rate(res[c].raw, res[c].compress_s);
 			vals[6] = rate(res[c].raw, res[c].decompress_s);
+			nulls[5] = nulls[6] = !res[c].timed;
 			vals[7] = BoolGetDatum(c == best);
+			nulls[8] = nulls[9] = c != best;
+			if (c == best)
+			{
+				char	   *apply = apply_statements(rel, is_cx, NameStr(a->attname), &candidates[c]);
+
+				vals[8] = CStringGetTextDatum(why);
+				nulls[9] = apply == NULL;
+				if (apply)
+					vals[9] = CStringGetTextDatum(apply);
+			}
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, vals, nulls);
 		}
 	}

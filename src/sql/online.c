@@ -1426,8 +1426,8 @@ compressx_recompress_online(PG_FUNCTION_ARGS)
 	PG_END_TRY();
 
 	ereport(NOTICE,
-			(errmsg("recompress_online rewrote %lld rows of \"%s\" in %lld passes",
-					(long long) run.rows_rewritten, get_rel_name(run.relid),
+			(errmsg("recompress_online of \"%s\": rows rewritten: %lld, passes: %lld",
+					get_rel_name(run.relid), (long long) run.rows_rewritten,
 					(long long) run.pass),
 			 errdetail("Stored bytes of the target values of those rows: %lld before, %lld after; %lld retries.",
 					   (long long) run.bytes_before, (long long) run.bytes_after,

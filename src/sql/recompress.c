@@ -97,6 +97,7 @@ typedef struct LeafState
 	bool		force;			/* compressx with a level or a dictionary: rewrite every value */
 	bool		rewritten_table;	/* size_visitor: reading the rewritten table */
 	CxColumnSetting *settings;	/* compressx leaves: settings after the change */
+	int			toast_target;	/* heap leaves: rows larger are compressed */
 } LeafState;
 
 CxStoredMethod
@@ -161,6 +162,12 @@ size_visitor(HeapTuple tuple, void *arg)
 		if (tc == NULL || st->isnull[i])
 			continue;
 		cx_inspect_datum(st->values[i], &sv);
+		if (st->settings == NULL && sv.method == CX_STORED_NONE && !sv.external &&
+			tuple->t_len < st->toast_target)
+		{
+			tc->plain_values++;
+			tc->plain_bytes += sv.stored_bytes;
+		}
 		if (st->rewritten_table)
 		{
 			tc->bytes_after += sv.stored_bytes;
@@ -328,6 +335,7 @@ recompress_leaf(Oid relid, TargetColumn *targets, int ntargets, int leafno,
 	char		relpersistence = rel->rd_rel->relpersistence;
 	bool		swap_toast_by_content;
 	int64	   *before_leaf;
+	TargetColumn *plain_leaf;	/* the targets' counts as the leaf began */
 	HeapTuple	reltup;
 	Relation	relRelation;
 	Form_pg_class relform;
@@ -365,6 +373,7 @@ recompress_leaf(Oid relid, TargetColumn *targets, int ntargets, int leafno,
 	 */
 	if (!is_cx)
 	{
+		st.toast_target = RelationGetToastTupleTarget(rel, TOAST_TUPLE_TARGET);
 		cx_set_column_compression(relid, targets, ntargets);
 		for (int t = 0; t < ntargets; t++)
 			targets[t].target = cx_stored_method_of_char(targets[t].method);
@@ -406,8 +415,12 @@ recompress_leaf(Oid relid, TargetColumn *targets, int ntargets, int leafno,
 	 * for the lock.
 	 */
 	before_leaf = palloc(sizeof(int64) * Max(ntargets, 1));
+	plain_leaf = palloc(sizeof(TargetColumn) * Max(ntargets, 1));
 	for (int t = 0; t < ntargets; t++)
+	{
 		before_leaf[t] = targets[t].bytes_before;
+		plain_leaf[t] = targets[t];
+	}
 	visit_as_of_now(rel, &st);
 	if (st.needs_rewrite == 0)
 	{
@@ -478,6 +491,12 @@ recompress_leaf(Oid relid, TargetColumn *targets, int ntargets, int leafno,
 
 	/* the sizes the rewritten table stores */
 	rel = table_open(relid, NoLock);
+	/* what stays uncompressed is counted on the rewritten table */
+	for (int t = 0; t < ntargets; t++)
+	{
+		targets[t].plain_values = plain_leaf[t].plain_values;
+		targets[t].plain_bytes = plain_leaf[t].plain_bytes;
+	}
 	st.rewritten_table = true;
 	visit_as_of_now(rel, &st);
 	table_close(rel, NoLock);
@@ -662,6 +681,39 @@ cx_recompress_heap_method(const CxRecompressRequest *req)
 }
 
 /*
+ * After recompress_table: when, in its heap leaves, most of the target columns' bytes are values stored
+ * inline without compression, say why they stay so and what would compress
+ * them.  Heap's toaster compresses a value only while its row is larger than
+ * the table's toast_tuple_target (about 2 kB), whatever the method.
+ */
+static void
+notice_left_plain(Oid relid, const TargetColumn *targets, int ntargets)
+{
+	int64		plain_values = 0;
+	int64		plain_bytes = 0;
+	int64		all_bytes = 0;
+	char	   *relname;
+
+	for (int t = 0; t < ntargets; t++)
+	{
+		plain_values += targets[t].plain_values;
+		plain_bytes += targets[t].plain_bytes;
+		all_bytes += targets[t].bytes_before;
+	}
+	if (plain_values == 0 || plain_bytes * 2 < all_bytes)
+		return;
+	relname = quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
+										 get_rel_name(relid));
+	ereport(NOTICE,
+			(errmsg("%lld values of \"%s\" (%lld bytes) stay stored without compression",
+					(long long) plain_values, get_rel_name(relid), (long long) plain_bytes),
+			 errdetail("Heap compresses a value only when its row is larger than the table's toast_tuple_target (%d bytes by default); these values are in smaller rows.",
+					   (int) TOAST_TUPLE_TARGET),
+			 errhint("The compressx access method compresses values of any size: CALL compressx.recompress_online('%s', 'zstd', access_method => 'compressx') moves the table online. SELECT * FROM compressx.advise('%s') estimates what each codec would store.",
+					 relname, relname)));
+}
+
+/*
  * recompress_table(rel regclass, codec text, level int, columns name[])
  *	  RETURNS TABLE (column_name name, values_rewritten bigint,
  *					 bytes_before bigint, bytes_after bigint)
@@ -752,6 +804,8 @@ compressx_recompress_table(PG_FUNCTION_ARGS)
 		else
 			cx_set_column_compression(childid, targets, ntargets);
 	}
+
+	notice_left_plain(relid, targets, ntargets);
 
 	for (int t = 0; t < ntargets; t++)
 	{

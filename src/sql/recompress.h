@@ -24,6 +24,8 @@ typedef struct TargetColumn
 	int64		rewritten;
 	int64		bytes_before;
 	int64		bytes_after;
+	int64		plain_values;	/* heap leaves: values stored inline uncompressed */
+	int64		plain_bytes;
 } TargetColumn;
 
 /* What the caller asked for. */
