@@ -53,6 +53,9 @@ CREATE INDEX ON cx_ro_bob.t (cx_ro_bob.f(body));
 CREATE TABLE cx_ro_bob.tp (id int, body text) USING compressx;
 INSERT INTO cx_ro_bob.tp SELECT g, repeat('y', 200) || g FROM generate_series(1, 20) g;
 CREATE INDEX ON cx_ro_bob.tp (id) WHERE cx_ro_bob.p(body);
+CREATE TABLE cx_ro_bob.tx (id int, body text) USING compressx;
+INSERT INTO cx_ro_bob.tx SELECT g, repeat('v', 200) || g FROM generate_series(1, 20) g;
+ALTER TABLE cx_ro_bob.tx ADD EXCLUDE USING btree (cx_ro_bob.f(body) WITH =);
 SET default_toast_compression = pglz;
 CREATE TABLE cx_ro_bob.th (id int, body text) USING heap;
 INSERT INTO cx_ro_bob.th SELECT g, repeat('z', 3000) || g FROM generate_series(1, 10) g;
@@ -73,6 +76,9 @@ CALL compressx.recompress_online('cx_ro_bob.t', 'pglz');
 -- 2. a partial-index predicate
 SET cx_ro.step = 'online predicate';
 CALL compressx.recompress_online('cx_ro_bob.tp', 'pglz');
+-- ... an exclusion constraint on an expression
+SET cx_ro.step = 'online exclusion';
+CALL compressx.recompress_online('cx_ro_bob.tx', 'pglz');
 -- 3. a heap table
 SET cx_ro.step = 'online heap';
 CALL compressx.recompress_online('cx_ro_bob.th', 'lz4');

@@ -245,9 +245,10 @@ cx_online_as_owner(OnlineRun *run, Relation rel)
 }
 
 /*
- * Commit the procedure's transaction and start the next, as the caller:
- * a commit inside a security-restricted operation is refused, and the next
- * step switches to its table's owner after its lock.
+ * Commit the procedure's transaction and start the next, as the caller: a
+ * transaction never starts inside a security-restricted operation (core
+ * asserts so), and the next step switches to its table's owner once it
+ * holds its lock.
  */
 void
 cx_online_commit(OnlineRun *run)
