@@ -29,6 +29,12 @@
  *		 rows that clients wrote meanwhile with an old encoding (an UPDATE
  *		 keeps unchanged stored values) are caught by the next pass.
  *
+ * Every step is a transaction of its own that locks the table once (never
+ * a stronger lock after a weaker one: that deadlocks with a client that
+ * read the table and then alters it), checks it again and runs as its
+ * owner (cx_online_open_checked), as core's CLUSTER does: index
+ * expressions, predicates and exclusion operators never run as the caller.
+ *
  * Values already in the target method are skipped, so a second CALL after a
  * cancel, an error or a crash resumes where the first stopped; every
  * committed batch left whole rows, each in its old or new form.
