@@ -19,6 +19,17 @@
 	pg_class_ownercheck((relid), (roleid))
 #endif
 
+/*
+ * 17 runs the owner's code in maintenance commands with a safe search_path
+ * (RestrictSearchPath()); compressx's maintenance does as core's does.
+ */
+#include "utils/guc.h"
+#if PG_VERSION_NUM >= 170000
+#define cx_restrict_search_path() RestrictSearchPath()
+#else
+#define cx_restrict_search_path() ((void) 0)
+#endif
+
 /* 16 moved the varlena macros to varatt.h. */
 #if PG_VERSION_NUM >= 160000
 #include "varatt.h"

@@ -19,6 +19,7 @@
 #include "utils/syscache.h"
 #include "utils/lsyscache.h"
 
+#include "compat.h"
 #include "catalog/relation.h"
 
 const TableAmRoutine *cx_am_routine = NULL;
@@ -144,4 +145,33 @@ cx_has_settings_rows(Oid relid)
 	systable_endscan(scan);
 	table_close(rel, AccessShareLock);
 	return found;
+}
+
+/*
+ * Run as owner from here on, as core's cluster_rel() and reindex_index() do
+ * (SECURITY_RESTRICTED_OPERATION: no SET ROLE, no temporary objects, no
+ * transaction control; settings changed meanwhile are rolled back at the
+ * leave).
+ */
+void
+cx_owner_scope_enter(CxOwnerScope *scope, Oid owner)
+{
+	Assert(!scope->active);
+	GetUserIdAndSecContext(&scope->save_userid, &scope->save_sec_context);
+	SetUserIdAndSecContext(owner, scope->save_sec_context | SECURITY_RESTRICTED_OPERATION);
+	scope->save_nestlevel = NewGUCNestLevel();
+	cx_restrict_search_path();
+	scope->owner = owner;
+	scope->active = true;
+}
+
+void
+cx_owner_scope_leave(CxOwnerScope *scope)
+{
+	if (!scope->active)
+		return;
+	/* roll back the settings the owner's code changed, as core does */
+	AtEOXact_GUC(false, scope->save_nestlevel);
+	SetUserIdAndSecContext(scope->save_userid, scope->save_sec_context);
+	scope->active = false;
 }

@@ -47,4 +47,29 @@ extern text *cx_settings_exec_text(const char *sql, int nargs, Oid *types,
  */
 extern bool cx_has_settings_rows(Oid relid);
 
+/*
+ * Running a table owner's code during maintenance (index expressions,
+ * partial-index predicates, exclusion operators), as core's CLUSTER,
+ * REINDEX and VACUUM do since CVE-2022-1552: as the table's owner, in a
+ * security-restricted operation, under a GUC nest level of its own (and,
+ * on 17 and later, core's safe search_path).  A scope lives within one
+ * transaction: leave it before a commit.  An error inside needs no
+ * leaving: the (sub)transaction's abort restores the user and the
+ * settings.
+ */
+typedef struct CxOwnerScope
+{
+	bool		active;
+	Oid			owner;			/* whom it runs as */
+	Oid			save_userid;
+	int			save_sec_context;
+	int			save_nestlevel;
+} CxOwnerScope;
+
+/* Become owner (a table's relowner) until cx_owner_scope_leave(). */
+extern void cx_owner_scope_enter(CxOwnerScope *scope, Oid owner);
+
+/* Become the caller again, rolling back settings changed since; no-op if not active. */
+extern void cx_owner_scope_leave(CxOwnerScope *scope);
+
 #endif							/* COMPRESSX_RELATION_H */

@@ -29,6 +29,12 @@
  *		 rows that clients wrote meanwhile with an old encoding (an UPDATE
  *		 keeps unchanged stored values) are caught by the next pass.
  *
+ * Every step is a transaction of its own that locks the table once (never
+ * a stronger lock after a weaker one: that deadlocks with a client that
+ * read the table and then alters it), checks it again and runs as its
+ * owner (cx_online_open_checked), as core's CLUSTER does: index
+ * expressions, predicates and exclusion operators never run as the caller.
+ *
  * Values already in the target method are skipped, so a second CALL after a
  * cancel, an error or a crash resumes where the first stopped; every
  * committed batch left whole rows, each in its old or new form.
@@ -194,7 +200,12 @@ lock_table(OnlineRun *run, LOCKMODE mode)
 
 /*
  * Open the locked table and check it is still what the run started on: it
- * exists, the user owns it, and its access method has not changed.
+ * exists, is a table, the caller owns it, and its access method has not
+ * changed.  The rest of the transaction runs as its owner.  Every step
+ * calls this after taking its lock in a transaction of its own: a lock is
+ * never upgraded (one held while queueing for a stronger one deadlocks
+ * with a client that read the table and then alters it), so what the run
+ * learnt in an earlier transaction is checked again here.
  */
 Relation
 cx_online_open_checked(OnlineRun *run)
@@ -207,7 +218,11 @@ cx_online_open_checked(OnlineRun *run)
 				 errmsg("table \"%s\" (OID %u) was dropped during recompress_online",
 						run->relname ? run->relname : "?", run->relid),
 				 errdetail("The rows rewritten before stay as they are; nothing else is left behind.")));
-	if (!cx_relation_ownercheck(run->relid, GetUserId()))
+	if (rel->rd_rel->relkind != RELKIND_RELATION)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is no longer a table", RelationGetRelationName(rel))));
+	if (!cx_relation_ownercheck(run->relid, run->caller))
 		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE, RelationGetRelationName(rel));
 	if (cx_is_compressx_relation(rel) != run->is_cx)
 		ereport(ERROR,
@@ -215,7 +230,37 @@ cx_online_open_checked(OnlineRun *run)
 				 errmsg("table \"%s\" changed its access method during recompress_online",
 						RelationGetRelationName(rel)),
 				 errhint("CALL compressx.recompress_online again.")));
+	cx_online_as_owner(run, rel);
 	return rel;
+}
+
+/*
+ * Run the rest of this transaction as rel's owner (locked by the caller):
+ * new index entries evaluate the owner's index expressions, predicates and
+ * exclusion operators, which must not run with the caller's rights (as
+ * core's CLUSTER and REINDEX, see cx_owner_scope_enter()).  Undone by
+ * cx_online_commit(), or by the abort on an error.
+ */
+void
+cx_online_as_owner(OnlineRun *run, Relation rel)
+{
+	if (run->owner.active && run->owner.owner == rel->rd_rel->relowner)
+		return;
+	cx_owner_scope_leave(&run->owner);
+	cx_owner_scope_enter(&run->owner, rel->rd_rel->relowner);
+}
+
+/*
+ * Commit the procedure's transaction and start the next, as the caller: a
+ * transaction never starts inside a security-restricted operation (core
+ * asserts so), and the next step switches to its table's owner once it
+ * holds its lock.
+ */
+void
+cx_online_commit(OnlineRun *run)
+{
+	cx_owner_scope_leave(&run->owner);
+	SPI_commit();
 }
 
 /*
@@ -338,7 +383,11 @@ set_target(OnlineRun *run)
 		return;
 	}
 
-	/* heap: only when some attcompression differs (ACCESS EXCLUSIVE) */
+	/*
+	 * heap: only when some attcompression differs (ACCESS EXCLUSIVE).  The
+	 * look is under ACCESS SHARE, released before the stronger lock is
+	 * queued for (no upgrade), and the targets are resolved again under it.
+	 */
 	rel = try_relation_open(run->relid, AccessShareLock);
 	if (rel == NULL)
 		return;					/* cx_online_open_checked() reports it later */
@@ -359,6 +408,9 @@ set_target(OnlineRun *run)
 
 	cx_online_lock_exclusive(run, run->relid, AccessExclusiveLock, CX_ONLINE_PHASE_TARGET);
 	rel = cx_online_open_checked(run);
+	targets = cx_recompress_resolve_targets(rel, run->columns,
+											cx_recompress_heap_method(&run->req),
+											&ntargets);
 	cx_set_column_compression(run->relid, targets, ntargets);
 	table_close(rel, NoLock);
 }
@@ -1027,11 +1079,35 @@ retry_held(OnlineRun *run, ItemPointer tid)
 }
 
 /*
+ * Open the partitioned table parentid (locked by the caller) and check it
+ * is still one the caller owns; the rest of the transaction runs as its
+ * owner.  NULL when it was dropped meanwhile.
+ */
+static Relation
+open_parent_checked(OnlineRun *run, Oid parentid)
+{
+	Relation	rel = try_relation_open(parentid, NoLock);
+
+	if (rel == NULL)
+		return NULL;
+	if (rel->rd_rel->relkind != RELKIND_PARTITIONED_TABLE)
+	{
+		relation_close(rel, NoLock);
+		return NULL;			/* not the table the run started on */
+	}
+	if (!cx_relation_ownercheck(parentid, run->caller))
+		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE, RelationGetRelationName(rel));
+	cx_online_as_owner(run, rel);
+	return rel;
+}
+
+/*
  * Step 1 on a partitioned table in the tree (it has no rows): the target
  * becomes its setting, so partitions created later follow it.  compressx's
  * setting under SHARE UPDATE EXCLUSIVE; attcompression, for pglz and lz4,
- * under ACCESS EXCLUSIVE (queued at most max_lock_wait, retried), as
- * recompress_table does.
+ * under ACCESS EXCLUSIVE (each queued at most max_lock_wait, retried), as
+ * recompress_table does.  Two transactions: the stronger lock is queued
+ * for holding none on the table (see cx_online_open_checked).
  */
 static void
 set_parent_target(OnlineRun *run, Oid parentid)
@@ -1045,7 +1121,7 @@ set_parent_target(OnlineRun *run, Oid parentid)
 		return;
 	cx_online_progress(run, CX_ONLINE_PHASE, CX_ONLINE_PHASE_TARGET);
 	cx_online_lock_exclusive(run, parentid, ShareUpdateExclusiveLock, CX_ONLINE_PHASE_TARGET);
-	rel = try_relation_open(parentid, NoLock);
+	rel = open_parent_checked(run, parentid);
 	if (rel == NULL)
 		return;					/* dropped meanwhile: nothing to set */
 	targets = cx_recompress_resolve_targets(rel, run->columns, method, &ntargets);
@@ -1057,9 +1133,15 @@ set_parent_target(OnlineRun *run, Oid parentid)
 	relation_close(rel, NoLock);
 	if (method == InvalidCompressionMethod)
 		return;
+
+	cx_online_commit(run);
 	cx_online_lock_exclusive(run, parentid, AccessExclusiveLock, CX_ONLINE_PHASE_TARGET);
-	if (get_rel_relkind(parentid) == RELKIND_PARTITIONED_TABLE)
-		cx_set_column_compression(parentid, targets, ntargets);
+	rel = open_parent_checked(run, parentid);
+	if (rel == NULL)
+		return;
+	targets = cx_recompress_resolve_targets(rel, run->columns, method, &ntargets);
+	cx_set_column_compression(parentid, targets, ntargets);
+	relation_close(rel, NoLock);
 }
 
 /*
@@ -1138,8 +1220,8 @@ run_passes(OnlineRun *run)
 		run->pass_changed = false;
 		cx_online_report(run, CX_ONLINE_PHASE_REWRITE);
 		while (!run_batch(run, &blk))
-			SPI_commit();
-		SPI_commit();
+			cx_online_commit(run);
+		cx_online_commit(run);
 
 		/* the rows clients held during the pass, one transaction each */
 		nheld = run->nheld;
@@ -1149,7 +1231,7 @@ run_passes(OnlineRun *run)
 		for (int i = 0; i < nheld; i++)
 		{
 			retry_held(run, &held[i]);
-			SPI_commit();
+			cx_online_commit(run);
 		}
 		if (held)
 			pfree(held);
@@ -1162,7 +1244,7 @@ run_passes(OnlineRun *run)
 		if (run->pending > 0)
 		{
 			cx_online_wait_for_old_snapshots(run);
-			SPI_commit();
+			cx_online_commit(run);
 			continue;
 		}
 		/* rows still held after a wait: another pass, after a short nap */
@@ -1186,6 +1268,9 @@ run_online(OnlineRun *run)
 				(errcode(ERRCODE_UNDEFINED_TABLE),
 				 errmsg("relation with OID %u does not exist", run->relid)));
 	cx_check_table_relkind(rel);
+	if (!cx_relation_ownercheck(run->relid, run->caller))
+		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE, RelationGetRelationName(rel));
+	cx_online_as_owner(run, rel);
 	run->relname = MemoryContextStrdup(run->cxt, RelationGetRelationName(rel));
 	/* the previous partition's pages are not this one's */
 	memset(run->done_from, 0, sizeof(run->done_from));
@@ -1210,21 +1295,26 @@ run_online(OnlineRun *run)
 	cx_online_progress(run, CX_ONLINE_TABLE, run->relid);
 	cx_online_progress(run, CX_ONLINE_ROWS_TOTAL, reltuples < 0 ? 0 : (int64) reltuples);
 
+	/*
+	 * The checks' ACCESS SHARE goes with their transaction: the steps that
+	 * follow take stronger locks, each in a transaction of its own.
+	 */
 	cx_online_record_run(run, run->relid);
+	cx_online_commit(run);
 	if (run->move == CX_MOVE_TO_CX)
 	{
 		cx_online_move_to_compressx(run);
-		SPI_commit();
+		cx_online_commit(run);
 	}
 	if (run->move != CX_MOVE_TO_HEAP)
 	{
 		set_target(run);
-		SPI_commit();
+		cx_online_commit(run);
 		cx_online_start_relevel(run);
-		SPI_commit();
+		cx_online_commit(run);
 		run_passes(run);
 		cx_online_forget_run(run->relid);
-		SPI_commit();
+		cx_online_commit(run);
 		return;
 	}
 
@@ -1239,17 +1329,17 @@ run_online(OnlineRun *run)
 		uint64		mark;
 
 		cx_online_set_target_for_heap(run);
-		SPI_commit();
+		cx_online_commit(run);
 		cx_online_wait_for_writers(run);
 		mark = cx_online_settings_mark(run->relid);
-		SPI_commit();
+		cx_online_commit(run);
 		run_passes(run);
 		if (cx_online_move_to_heap(run, mark))
 			break;
-		SPI_commit();
+		cx_online_commit(run);
 	}
 	cx_online_forget_run(run->relid);
-	SPI_commit();
+	cx_online_commit(run);
 }
 
 /* The advisory lock marking a run on relid, taken without waiting. */
@@ -1285,7 +1375,7 @@ run_tables(OnlineRun *run, Oid relid, List *rels)
 		{
 			cx_online_record_run(run, r);
 			set_parent_target(run, r);
-			SPI_commit();
+			cx_online_commit(run);
 			cx_online_progress(run, CX_ONLINE_TABLES_DONE, ++done);
 		}
 	}
@@ -1316,7 +1406,7 @@ run_tables(OnlineRun *run, Oid relid, List *rels)
 		if (get_rel_relkind(lfirst_oid(lc)) == RELKIND_PARTITIONED_TABLE)
 			cx_online_forget_run(lfirst_oid(lc));
 	}
-	SPI_commit();
+	cx_online_commit(run);
 	run->relid = relid;
 }
 
@@ -1344,6 +1434,7 @@ compressx_recompress_online(PG_FUNCTION_ARGS)
 
 	memset(&run, 0, sizeof(run));
 	run.cxt = CurrentMemoryContext;	/* the procedure's: survives commits */
+	run.caller = GetUserId();
 	if (PG_ARGISNULL(0))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),

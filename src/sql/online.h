@@ -20,6 +20,7 @@
 #include "utils/rel.h"
 #include "utils/snapshot.h"
 
+#include "catalog/relation.h"
 #include "sql/recompress.h"
 
 /*
@@ -66,6 +67,8 @@ typedef enum AmMove
 typedef struct OnlineRun
 {
 	Oid			top_relid;		/* the table named in the call */
+	Oid			caller;			/* who called: must own each table */
+	CxOwnerScope owner;			/* the table's owner, while a step runs */
 	Oid			relid;			/* the table being done (a partition) */
 	char	   *relname;		/* its name, for messages once it is gone */
 	Oid			filenumber;		/* its file when the pass began, or invalid */
@@ -111,6 +114,8 @@ typedef struct OnlineRun
 extern void cx_online_progress(OnlineRun *run, int idx, int64 val);
 extern void cx_online_report(OnlineRun *run, int phase);
 extern void cx_online_nap(int64 ms);
+extern void cx_online_as_owner(OnlineRun *run, Relation rel);
+extern void cx_online_commit(OnlineRun *run);
 extern Relation cx_online_open_checked(OnlineRun *run);
 extern bool cx_online_with_lock_timeout(OnlineRun *run, void (*fn) (void *), void *arg);
 extern void cx_online_lock_exclusive(OnlineRun *run, Oid relid, LOCKMODE mode, int phase);

@@ -183,14 +183,12 @@ cx_online_table_has_dictionaries(Oid relid)
 }
 
 /*
- * Restore the settings relid had before its interrupted run and forget the
- * run; false when no run of relid is recorded.  compressx's rows under
- * SHARE UPDATE EXCLUSIVE (as set_column_codec), attcompression, where it
- * differs, under ACCESS EXCLUSIVE (as ALTER COLUMN .. SET COMPRESSION),
- * both waited for as those commands wait.
+ * The columns of relid whose attcompression differs from the one recorded
+ * before its interrupted run (compression_before: "attnum:method,...",
+ * method empty for the default), with the method to restore; palloc'd.
  */
-static bool
-cleanup_table(Oid relid)
+static TargetColumn *
+compression_to_restore(Oid relid, int *ntargets)
 {
 	Oid			types[1] = {OIDOID};
 	Datum		values[1] = {ObjectIdGetDatum(relid)};
@@ -198,14 +196,90 @@ cleanup_table(Oid relid)
 	char	   *list;
 	char	   *item;
 	char	   *save;
-	TargetColumn *targets;
-	int			ntargets = 0;
 	int			maxtargets = 8;
+	TargetColumn *targets = palloc(sizeof(TargetColumn) * maxtargets);
 
-	LockRelationOid(relid, ShareUpdateExclusiveLock);
-	if (cx_settings_exec("SELECT count(*)::int4 FROM compressx.online_runs WHERE relid = $1",
-						 1, types, values, NULL) == 0)
-		return false;
+	*ntargets = 0;
+	before = cx_settings_exec_text("SELECT compression_before FROM compressx.online_runs "
+								   "WHERE relid = $1", 1, types, values, NULL);
+	list = before ? text_to_cstring(before) : pstrdup("");
+	for (item = strtok_r(list, ",", &save); item; item = strtok_r(NULL, ",", &save))
+	{
+		char	   *colon = strchr(item, ':');
+		AttrNumber	attnum = (AttrNumber) atoi(item);
+		char		method = colon && colon[1] ? colon[1] : InvalidCompressionMethod;
+		HeapTuple	tup = SearchSysCacheAttNum(relid, attnum);
+
+		if (!HeapTupleIsValid(tup))
+			continue;
+		if (!((Form_pg_attribute) GETSTRUCT(tup))->attisdropped &&
+			((Form_pg_attribute) GETSTRUCT(tup))->attcompression != method)
+		{
+			if (*ntargets == maxtargets)
+			{
+				maxtargets *= 2;
+				targets = repalloc(targets, sizeof(TargetColumn) * maxtargets);
+			}
+			memset(&targets[*ntargets], 0, sizeof(TargetColumn));
+			namestrcpy((Name) targets[*ntargets].name,
+					   NameStr(((Form_pg_attribute) GETSTRUCT(tup))->attname));
+			targets[*ntargets].method = method;
+			(*ntargets)++;
+		}
+		ReleaseSysCache(tup);
+	}
+	return targets;
+}
+
+/*
+ * Restore the settings relid had before its interrupted run and forget the
+ * run; false when no run of relid is recorded (or relid is gone).
+ * compressx's rows need SHARE UPDATE EXCLUSIVE (as set_column_codec),
+ * attcompression ACCESS EXCLUSIVE (as ALTER COLUMN .. SET COMPRESSION),
+ * both waited for as those commands wait.  One lock, the stronger one when
+ * some attcompression differs: holding the weaker while queueing for the
+ * stronger deadlocks with a client that read the table and then alters it.
+ * Should the answer change between the look and the lock, the weaker lock
+ * goes (nothing was changed under it) and the stronger is taken.  The
+ * changes are made as the table's owner.
+ */
+static bool
+cleanup_table(Oid relid)
+{
+	Oid			types[1] = {OIDOID};
+	Datum		values[1] = {ObjectIdGetDatum(relid)};
+	TargetColumn *targets;
+	int			ntargets;
+	LOCKMODE	mode;
+	Relation	rel;
+	CxOwnerScope owner = {0};
+
+	targets = compression_to_restore(relid, &ntargets);
+	mode = ntargets > 0 ? AccessExclusiveLock : ShareUpdateExclusiveLock;
+	for (;;)
+	{
+		LockRelationOid(relid, mode);
+		rel = try_relation_open(relid, NoLock);
+		if (rel == NULL)
+			return false;		/* dropped meanwhile */
+		if (!cx_relation_ownercheck(relid, GetUserId()))
+			aclcheck_error(ACLCHECK_NOT_OWNER, get_relkind_objtype(rel->rd_rel->relkind),
+						   RelationGetRelationName(rel));
+		if (cx_settings_exec("SELECT count(*)::int4 FROM compressx.online_runs WHERE relid = $1",
+							 1, types, values, NULL) == 0)
+		{
+			relation_close(rel, NoLock);
+			return false;
+		}
+		targets = compression_to_restore(relid, &ntargets);
+		if (ntargets == 0 || mode == AccessExclusiveLock)
+			break;
+		relation_close(rel, NoLock);
+		UnlockRelationOid(relid, mode);
+		mode = AccessExclusiveLock;
+	}
+
+	cx_owner_scope_enter(&owner, rel->rd_rel->relowner);
 	cx_settings_exec("DELETE FROM compressx.column_settings WHERE relid = $1",
 					 1, types, values, NULL);
 	/* with dictionary => 'auto' and the inline limit since 0.4.0 */
@@ -233,43 +307,11 @@ cleanup_table(Oid relid)
 					 "     AND NOT a.attisdropped "
 					 "WHERE r.relid = $1",
 					 1, types, values, NULL);
-	before = cx_settings_exec_text("SELECT compression_before FROM compressx.online_runs "
-								   "WHERE relid = $1", 1, types, values, NULL);
-
-	/* attcompression: "attnum:method,..." (method empty: the default) */
-	targets = palloc(sizeof(TargetColumn) * maxtargets);
-	list = before ? text_to_cstring(before) : pstrdup("");
-	for (item = strtok_r(list, ",", &save); item; item = strtok_r(NULL, ",", &save))
-	{
-		char	   *colon = strchr(item, ':');
-		AttrNumber	attnum = (AttrNumber) atoi(item);
-		char		method = colon && colon[1] ? colon[1] : InvalidCompressionMethod;
-		HeapTuple	tup = SearchSysCacheAttNum(relid, attnum);
-
-		if (!HeapTupleIsValid(tup))
-			continue;
-		if (!((Form_pg_attribute) GETSTRUCT(tup))->attisdropped &&
-			((Form_pg_attribute) GETSTRUCT(tup))->attcompression != method)
-		{
-			if (ntargets == maxtargets)
-			{
-				maxtargets *= 2;
-				targets = repalloc(targets, sizeof(TargetColumn) * maxtargets);
-			}
-			memset(&targets[ntargets], 0, sizeof(TargetColumn));
-			namestrcpy((Name) targets[ntargets].name,
-					   NameStr(((Form_pg_attribute) GETSTRUCT(tup))->attname));
-			targets[ntargets].method = method;
-			ntargets++;
-		}
-		ReleaseSysCache(tup);
-	}
 	if (ntargets > 0)
-	{
-		LockRelationOid(relid, AccessExclusiveLock);
 		cx_set_column_compression(relid, targets, ntargets);
-	}
 	cx_online_forget_run(relid);
+	cx_owner_scope_leave(&owner);
+	relation_close(rel, NoLock);
 	return true;
 }
 

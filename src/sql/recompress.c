@@ -71,6 +71,7 @@
 #include "storage/codec.h"
 #include "compat.h"
 #include "am/am.h"
+#include "catalog/relation.h"
 #include "sql/inspect.h"
 #include "am/rewrite.h"
 #include "sql/recompress.h"
@@ -311,15 +312,33 @@ recompress_reform_cx(Relation NewHeap, Datum *values, bool *isnull,
 	return tuple;
 }
 
+static void recompress_leaf_as_owner(Relation rel, TargetColumn *targets, int ntargets,
+									 int leafno, const CxRecompressRequest *req);
+
 /*
  * Rewrite one leaf (locked AccessExclusive by the caller) if any of its
- * visible values needs a new method.
+ * visible values needs a new method, as its owner: the indexes rebuilt
+ * evaluate the owner's expressions and predicates, which must not run with
+ * the caller's rights (as core's cluster_rel(); see cx_owner_scope_enter()).
  */
 static void
 recompress_leaf(Oid relid, TargetColumn *targets, int ntargets, int leafno,
 				const CxRecompressRequest *req)
 {
 	Relation	rel = table_open(relid, NoLock);
+	CxOwnerScope owner = {0};
+
+	cx_owner_scope_enter(&owner, rel->rd_rel->relowner);
+	recompress_leaf_as_owner(rel, targets, ntargets, leafno, req);
+	cx_owner_scope_leave(&owner);
+}
+
+/* recompress_leaf(), once the owner: closes rel. */
+static void
+recompress_leaf_as_owner(Relation rel, TargetColumn *targets, int ntargets, int leafno,
+						 const CxRecompressRequest *req)
+{
+	Oid			relid = RelationGetRelid(rel);
 	bool		is_cx = cx_is_compressx_relation(rel);
 	TupleDesc	tupdesc = RelationGetDescr(rel);
 	LeafState	st;
