@@ -25,6 +25,7 @@ OBJS = \
 	src/sql/online.o \
 	src/sql/online_move.o \
 	src/sql/online_runs.o \
+	src/sql/progress.o \
 	src/sql/recompress.o \
 	src/sql/verify.o \
 	src/logical/decoder.o \

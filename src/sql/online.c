@@ -154,8 +154,8 @@ progress_restart(OnlineRun *run)
 {
 	int			idx[PGSTAT_NUM_PROGRESS_PARAM];
 
-	pgstat_progress_start_command(PROGRESS_COMMAND_CLUSTER, run->top_relid);
-	run->progress[PROGRESS_CLUSTER_COMMAND] = 0;
+	pgstat_progress_start_command(CX_PROGRESS_COMMAND, run->top_relid);
+	run->progress[0] = 0;
 	run->progress[CX_ONLINE_MARKER] = CX_ONLINE_MARKER_VALUE;
 	for (int i = 0; i < PGSTAT_NUM_PROGRESS_PARAM; i++)
 		idx[i] = i;

@@ -73,6 +73,7 @@
 #include "am/am.h"
 #include "sql/inspect.h"
 #include "am/rewrite.h"
+#include "sql/progress.h"
 #include "sql/recompress.h"
 #include "catalog/citus.h"
 #include "sql/citus_fanout.h"
@@ -332,7 +333,7 @@ recompress_leaf(Oid relid, TargetColumn *targets, int ntargets, int leafno,
 	Relation	relRelation;
 	Form_pg_class relform;
 
-	pgstat_progress_start_command(PROGRESS_COMMAND_CLUSTER, relid);
+	pgstat_progress_start_command(CX_PROGRESS_COMMAND, relid);
 	{
 		const int	idx[] = {PROGRESS_CLUSTER_COMMAND, CX_PROGRESS_LEAF_NUMBER,
 		CX_PROGRESS_MARKER};
