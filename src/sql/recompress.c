@@ -26,8 +26,9 @@
  *
  * Everything is transactional: a crash or error before commit leaves the
  * old files in place and the new ones are discarded.  No DML happens, so no
- * user trigger fires.  Progress is reported through the CLUSTER progress
- * slot (pg_stat_progress_cluster, compressx.recompress_progress).
+ * user trigger fires.  Progress is reported under compressx's own command
+ * (sql/progress.h), with CLUSTER's parameters where they mean the same:
+ * compressx.recompress_progress shows it, no view of core does.
  *
  *-------------------------------------------------------------------------
  */
