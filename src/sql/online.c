@@ -921,10 +921,12 @@ run_batch(OnlineRun *run, BlockNumber *blk)
 				continue;
 			}
 			run->rows_checked++;
-			/* the items of a page do not overlap: the copies fit in a page */
+			/* the rows of a page do not overlap: their copies fit in a page */
 			if (copied + MAXALIGN(tuple.t_len) > BLCKSZ)
-				elog(ERROR, "line pointers of block %u of relation \"%s\" overlap",
-					 *blk, RelationGetRelationName(b.rel));
+				ereport(ERROR,
+						(errcode(ERRCODE_DATA_CORRUPTED),
+						 errmsg("rows of block %u of relation \"%s\" overlap",
+								*blk, RelationGetRelationName(b.rel))));
 			b.visible[nvisible] = tuple;
 			b.visible[nvisible].t_data = (HeapTupleHeader) (b.pagecopy + copied);
 			memcpy(b.pagecopy + copied, tuple.t_data, tuple.t_len);
