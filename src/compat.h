@@ -202,4 +202,12 @@ cx_make_change_tuple(HeapTuple tup)
 #define cx_top_txn(txn) ((txn)->toptxn ? (txn)->toptxn : (txn))
 #endif
 
+/* 16 renamed pgstat_fetch_stat_local_beentry() (by index, from 1). */
+#include "utils/backend_status.h"
+#if PG_VERSION_NUM >= 160000
+#define cx_local_beentry(idx) pgstat_get_local_beentry_by_index(idx)
+#else
+#define cx_local_beentry(idx) pgstat_fetch_stat_local_beentry(idx)
+#endif
+
 #endif							/* COMPRESSX_COMPAT_H */

@@ -124,6 +124,8 @@ typedef struct Batch
 	EState	   *estate;
 	ResultRelInfo *rri;
 	TupleTableSlot *slot;
+	HeapTupleData *visible;		/* a block's rows the snapshot sees, */
+	char	   *pagecopy;		/* copied here (BLCKSZ, maxaligned) */
 	MemoryContext batchcxt;		/* freed with the batch */
 	MemoryContext rowcxt;		/* reset per row */
 	MemoryContext oldcxt;
@@ -160,8 +162,8 @@ progress_restart(OnlineRun *run)
 {
 	int			idx[PGSTAT_NUM_PROGRESS_PARAM];
 
-	pgstat_progress_start_command(PROGRESS_COMMAND_CLUSTER, run->top_relid);
-	run->progress[PROGRESS_CLUSTER_COMMAND] = 0;
+	pgstat_progress_start_command(CX_PROGRESS_COMMAND, run->top_relid);
+	run->progress[0] = 0;
 	run->progress[CX_ONLINE_MARKER] = CX_ONLINE_MARKER_VALUE;
 	for (int i = 0; i < PGSTAT_NUM_PROGRESS_PARAM; i++)
 		idx[i] = i;
@@ -490,6 +492,8 @@ begin_batch(OnlineRun *run, Batch *b)
 	b->slot = table_slot_create(b->rel, NULL);
 	b->rowcxt = AllocSetContextCreate(b->batchcxt, "recompress_online row",
 									  ALLOCSET_DEFAULT_SIZES);
+	b->visible = palloc(sizeof(HeapTupleData) * MaxHeapTuplesPerPage);
+	b->pagecopy = palloc(BLCKSZ);	/* maxaligned */
 	run->batches++;
 }
 
@@ -618,6 +622,12 @@ other_dictionary(Batch *b, int i, const CxStoredValue *sv, Datum d)
 		(sv->method != CX_STORED_ZSTD && sv->method != CX_STORED_LZ4_DICT) ||
 		b->method[i] != sv->method)
 		return false;
+
+	/*
+	 * This reads a reference's TOAST chunk and the catalogs: never under a
+	 * buffer content lock (an LWLock holds interrupts while it is held).
+	 */
+	Assert(InterruptHoldoffCount == 0);
 	return cx_own_dict_id((const struct varlena *) DatumGetPointer(d),
 						  RelationGetRelid(b->rel)) != b->settings[i].dict_id;
 }
@@ -913,6 +923,8 @@ run_batch(OnlineRun *run, BlockNumber *blk)
 	{
 		OffsetNumber offs[MaxHeapTuplesPerPage];
 		int			noffs = 0;
+		int			nvisible = 0;
+		Size		copied = 0;
 		Buffer		buf;
 		Page		page;
 		OffsetNumber maxoff;
@@ -920,7 +932,13 @@ run_batch(OnlineRun *run, BlockNumber *blk)
 
 		CHECK_FOR_INTERRUPTS();
 
-		/* the rows of this block that need a new version, as of the snapshot */
+		/*
+		 * The rows of this block the snapshot sees, copied under the buffer
+		 * lock; which need a new version is decided once it is released:
+		 * that can read a value's TOAST chunk and the catalogs (the
+		 * dictionary an out-of-line value names), which must not happen
+		 * while writers of the page wait, deaf to interrupts.
+		 */
 		buf = ReadBufferExtended(b.rel, MAIN_FORKNUM, *blk, RBM_NORMAL, NULL);
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
 		page = BufferGetPage(buf);
@@ -955,11 +973,30 @@ run_batch(OnlineRun *run, BlockNumber *blk)
 				continue;
 			}
 			run->rows_checked++;
-			if (scan_targets(&b, &tuple, NULL, NULL))
-				offs[noffs++] = off;
+			/* the rows of a page do not overlap: their copies fit in a page */
+			if (copied + MAXALIGN(tuple.t_len) > BLCKSZ)
+				ereport(ERROR,
+						(errcode(ERRCODE_DATA_CORRUPTED),
+						 errmsg("rows of block %u of relation \"%s\" overlap",
+								*blk, RelationGetRelationName(b.rel))));
+			b.visible[nvisible] = tuple;
+			b.visible[nvisible].t_data = (HeapTupleHeader) (b.pagecopy + copied);
+			memcpy(b.pagecopy + copied, tuple.t_data, tuple.t_len);
+			copied += MAXALIGN(tuple.t_len);
+			nvisible++;
 		}
 		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 		ReleaseBuffer(buf);
+
+		for (int v = 0; v < nvisible; v++)
+		{
+			MemoryContext oldcxt = MemoryContextSwitchTo(b.rowcxt);
+
+			if (scan_targets(&b, &b.visible[v], NULL, NULL))
+				offs[noffs++] = ItemPointerGetOffsetNumber(&b.visible[v].t_self);
+			MemoryContextSwitchTo(oldcxt);
+			MemoryContextReset(b.rowcxt);
+		}
 
 		for (k = 0; k < noffs; k++)
 		{

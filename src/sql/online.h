@@ -21,11 +21,13 @@
 #include "utils/snapshot.h"
 
 #include "catalog/relation.h"
+#include "sql/progress.h"
 #include "sql/recompress.h"
 
 /*
- * Progress, in the CLUSTER slot (it survives the procedure's commits and is
- * cleared by an abort); compressx.recompress_online_progress reads it.
+ * Progress, under compressx's own command (sql/progress.h: no view of core
+ * shows it; it survives the procedure's commits and is cleared by an
+ * abort); compressx.recompress_online_progress reads it.
  */
 #define CX_ONLINE_PHASE			1
 #define CX_ONLINE_PASS			2

@@ -18,6 +18,7 @@
 #include "access/tableam.h"
 #include "access/toast_compression.h"
 #include "access/toast_internals.h"
+#include "access/subtrans.h"
 #include "access/transam.h"
 #include "access/xact.h"
 #include "catalog/catalog.h"
@@ -362,11 +363,65 @@ cx_online_move_to_heap(OnlineRun *run, uint64 mark)
 }
 
 /*
+ * Whether xid (a transaction or subtransaction) may have been running when
+ * snapshot waited was taken, or began after it: true when in doubt.
+ *
+ * As XidInMVCCSnapshot(), but waited is a copy from an earlier transaction
+ * that nothing registers: its xmin is not held, and pg_subtrans may be
+ * asked only about xids this transaction's xmin (TransactionXmin) does not
+ * pass (an assertion of SubTransGetParent; older entries may be gone, and
+ * SubTransGetTopmostTransaction() stops at the first parent before
+ * TransactionXmin, which waited's xip may still name).  So when waited
+ * overflowed (some transaction had more than 64 subtransactions, and its
+ * subxip lists none), a subtransaction's parent is looked up only where
+ * that is allowed, and an xid whose top-level transaction cannot be found
+ * counts as running.
+ */
+static bool
+xid_maybe_in_waited(Snapshot waited, TransactionId xid)
+{
+	if (TransactionIdPrecedes(xid, waited->xmin))
+		return false;			/* its top-level xid is older still */
+	if (TransactionIdFollowsOrEquals(xid, waited->xmax))
+		return true;
+	if (!waited->suboverflowed)
+	{
+		for (int i = 0; i < waited->subxcnt; i++)
+		{
+			if (TransactionIdEquals(xid, waited->subxip[i]))
+				return true;
+		}
+	}
+	else
+	{
+		if (TransactionIdPrecedes(xid, TransactionXmin))
+			return true;		/* pg_subtrans may not be asked */
+		xid = SubTransGetTopmostTransaction(xid);
+
+		/*
+		 * Below TransactionXmin it may be a parent where the walk stopped,
+		 * not the top-level transaction, which is then older still.
+		 */
+		if (TransactionIdPrecedes(xid, waited->xmin))
+			return false;
+		if (TransactionIdPrecedes(xid, TransactionXmin))
+			return true;
+	}
+	for (int i = 0; i < waited->xcnt; i++)
+	{
+		if (TransactionIdEquals(xid, waited->xip[i]))
+			return true;
+	}
+	return false;
+}
+
+/*
  * Moving to heap: whether the recently dead row version tuple is visible
  * to no snapshot: its deleter committed before the last wait for old
  * snapshots began, and every snapshot of that time has ended since.
  * (HeapTupleSatisfiesVacuum's horizon is coarser: a transaction that
- * merely has an xid, with no snapshot, holds it back.)
+ * merely has an xid, with no snapshot, holds it back.)  In doubt, it may
+ * be visible: the pass counts it, and waits for old snapshots again.
  */
 bool
 cx_online_gone_for_all(OnlineRun *run, HeapTuple tuple)
@@ -374,5 +429,5 @@ cx_online_gone_for_all(OnlineRun *run, HeapTuple tuple)
 	TransactionId xmax = HeapTupleHeaderGetUpdateXid(tuple->t_data);
 
 	return run->waited != NULL && TransactionIdIsNormal(xmax) &&
-		!XidInMVCCSnapshot(xmax, run->waited) && TransactionIdDidCommit(xmax);
+		!xid_maybe_in_waited(run->waited, xmax) && TransactionIdDidCommit(xmax);
 }

@@ -73,10 +73,15 @@
 PG_FUNCTION_INFO_V1(compressx_recompress_online_cleanup);
 
 /*
- * Record a run on relid in compressx.online_runs, with the table's settings
- * as they are (compressx's rows, attcompression), unless a run interrupted
- * earlier recorded it already: then the settings of before that run stay,
- * for recompress_online_cleanup.  Rows of tables that no longer exist go.
+ * Record a run on relid in compressx.online_runs: what it was asked to do
+ * (codec, level, columns, access method: what recompress_online_leftovers
+ * offers to resume), and the table's settings as they are (compressx's
+ * rows, attcompression).  When a run interrupted earlier recorded the table
+ * already, the request becomes this run's (the latest intent: resuming an
+ * older one would undo this one), while the settings of before that first
+ * run stay, for recompress_online_cleanup, and so does the start time; a
+ * level change's epoch stays only while codec and level are the same.  Rows
+ * of tables that no longer exist go.
  */
 void
 cx_online_record_run(OnlineRun *run, Oid relid)
@@ -107,7 +112,12 @@ cx_online_record_run(OnlineRun *run, Oid relid)
 					 "(SELECT string_agg(a.attnum || ':' || a.attcompression::text, ',' ORDER BY a.attnum) "
 					 " FROM pg_attribute a WHERE a.attrelid = $1 AND a.attnum > 0 "
 					 " AND NOT a.attisdropped AND a.attlen = -1) "
-					 "ON CONFLICT (relid) DO NOTHING",
+					 "ON CONFLICT (relid) DO UPDATE SET "
+					 "codec = EXCLUDED.codec, level = EXCLUDED.level, "
+					 "columns = EXCLUDED.columns, access_method = EXCLUDED.access_method, "
+					 "epoch = CASE WHEN online_runs.codec IS NOT DISTINCT FROM EXCLUDED.codec "
+					 "  AND online_runs.level IS NOT DISTINCT FROM EXCLUDED.level "
+					 "  THEN online_runs.epoch END",
 					 5, types, values, nulls);
 }
 

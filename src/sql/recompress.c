@@ -26,8 +26,9 @@
  *
  * Everything is transactional: a crash or error before commit leaves the
  * old files in place and the new ones are discarded.  No DML happens, so no
- * user trigger fires.  Progress is reported through the CLUSTER progress
- * slot (pg_stat_progress_cluster, compressx.recompress_progress).
+ * user trigger fires.  Progress is reported under compressx's own command
+ * (sql/progress.h), with CLUSTER's parameters where they mean the same:
+ * compressx.recompress_progress shows it, no view of core does.
  *
  *-------------------------------------------------------------------------
  */
@@ -74,6 +75,7 @@
 #include "catalog/relation.h"
 #include "sql/inspect.h"
 #include "am/rewrite.h"
+#include "sql/progress.h"
 #include "sql/recompress.h"
 #include "catalog/citus.h"
 #include "sql/citus_fanout.h"
@@ -359,7 +361,7 @@ recompress_leaf_as_owner(Relation rel, TargetColumn *targets, int ntargets, int 
 	Relation	relRelation;
 	Form_pg_class relform;
 
-	pgstat_progress_start_command(PROGRESS_COMMAND_CLUSTER, relid);
+	pgstat_progress_start_command(CX_PROGRESS_COMMAND, relid);
 	{
 		const int	idx[] = {PROGRESS_CLUSTER_COMMAND, CX_PROGRESS_LEAF_NUMBER,
 		CX_PROGRESS_MARKER};
