@@ -35,20 +35,38 @@ my $log = q{format('2026-11-%sT12:%s:00Z ERROR [worker-%s] connection to 10.0.%s
                    10 + i % 20, 10 + i % 50, i % 8, i % 256, (i * 7) % 256, i % 997)};
 my $worker = q{application_name = 'compressx auto dictionary'};
 
+# Write with $insert (each time from a new session, whose commit starts a
+# worker unless one runs) until $cond holds, at most 60 times 0.5 s: a
+# worker that saw no change for two passes (the statistics counters of a
+# write can reach it late) leaves, and the next write starts another.
+sub write_until
+{
+	my ($db, $insert, $cond) = @_;
+	for (my $i = 0; $i < 60; $i++)
+	{
+		$node->safe_psql($db, $insert);
+		usleep(500_000);
+		return 1 if $node->safe_psql($db, $cond) eq 't';
+	}
+	return 0;
+}
+
 # ---------------------------------------------------------------------
 # 1. an advisory lock on the old key does not keep the worker away
 # ---------------------------------------------------------------------
 my $holder = $node->background_psql('postgres');
 $holder->query_safe('SELECT pg_advisory_lock(1129857348, 0)');
 $node->safe_psql('postgres', qq{
-    CREATE TABLE t_auto (id integer PRIMARY KEY, doc text) USING compressx;
+    CREATE TABLE t_auto (id integer, doc text) USING compressx;
     SET client_min_messages = warning;
     SELECT compressx.set_column_codec('t_auto', 'doc', 'zstd', dictionary => 'auto');
 });
 $node->safe_psql('postgres', "INSERT INTO t_auto SELECT i, $json FROM generate_series(1, 1500) i");
-ok($node->poll_query_until('postgres',
+ok(write_until('postgres', "INSERT INTO t_auto SELECT i, $json FROM generate_series(100001, 100010) i",
 		"SELECT dictionary IS NOT NULL FROM compressx.auto_dictionaries WHERE table_name = 't_auto'"),
 	'the worker trains while a session holds pg_advisory_lock(1129857348, 0)');
+ok($node->log_contains(qr/\] compressx auto dictionary: LOG:  compressx automatic dictionaries: trained column "doc" of table "t_auto"/),
+	'the background worker trained it');
 $holder->quit;
 
 # ---------------------------------------------------------------------
@@ -57,28 +75,29 @@ $holder->quit;
 $node->safe_psql('postgres', 'CREATE DATABASE dropme');
 $node->safe_psql('dropme', q{
     CREATE EXTENSION compressx;
-    CREATE TABLE d (id integer PRIMARY KEY, doc text) USING compressx;
+    CREATE TABLE d (id integer, doc text) USING compressx;
     SET client_min_messages = warning;
     SELECT compressx.set_column_codec('d', 'doc', 'zstd', dictionary => 'auto');
 });
 # a first dictionary, then a second one: the first is a candidate for
 # pruning, so every pass waits for the table's writers
-$node->safe_psql('dropme', "INSERT INTO d SELECT i, $json FROM generate_series(1, 1500) i");
-ok($node->poll_query_until('dropme',
-		"SELECT dictionary IS NOT NULL FROM compressx.auto_dictionaries WHERE table_name = 'd'"),
-	'a first dictionary');
-$node->safe_psql('dropme', "INSERT INTO d SELECT i, $log FROM generate_series(10001, 16000) i");
-ok($node->poll_query_until('dropme',
-		"SELECT last_action = 'retrained' FROM compressx.auto_dictionaries WHERE table_name = 'd'"),
-	'a second dictionary');
+$node->safe_psql('dropme', qq{
+    SET compressx.auto_dictionary_worker = off;
+    INSERT INTO d SELECT i, $json FROM generate_series(1, 1500) i;
+    SELECT action FROM compressx.auto_dictionary_run('d');
+    INSERT INTO d SELECT i, $log FROM generate_series(10001, 16000) i;
+    SELECT action FROM compressx.auto_dictionary_run('d');
+});
+is($node->safe_psql('dropme', q{
+    SELECT count(*) FILTER (WHERE auto) FROM compressx.dictionaries}),
+	'2', 'two automatic dictionaries, one retired');
 
 # a client holds a writer's lock; a write makes the table due again
 my $writer = $node->background_psql('dropme');
 my $writer_pid = $writer->query_safe('SELECT pg_backend_pid()');
 $writer->query_safe('BEGIN');
 $writer->query_safe('LOCK TABLE d IN ROW EXCLUSIVE MODE');
-$node->safe_psql('dropme', "INSERT INTO d SELECT i, $log FROM generate_series(20001, 20100) i");
-ok($node->poll_query_until('postgres', qq{
+ok(write_until('dropme', "INSERT INTO d SELECT i, $log FROM generate_series(20001, 20010) i", qq{
     SELECT EXISTS (SELECT FROM pg_stat_activity
                    WHERE datname = 'dropme' AND $worker AND query LIKE '%pruning d'
                      AND wait_event IS NOT NULL)}),
