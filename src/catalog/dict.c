@@ -284,6 +284,8 @@ dict_load(int32 dict_id)
 		}
 		dict_cache_ensure();
 		entry = hash_search(dict_cache, &dict_id, HASH_ENTER, &found);
+		if (found)
+			elog(ERROR, "compressx dictionary %d is cached twice", dict_id);
 		entry->dict = dict;
 		entry->ddict = ddict;
 		entry->cdict = NULL;
