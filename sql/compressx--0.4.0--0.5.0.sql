@@ -212,3 +212,15 @@ SELECT p.pid,
 FROM compressx.progress_info() p
 LEFT JOIN pg_catalog.pg_database d ON d.oid OPERATOR(pg_catalog.=) p.datid
 WHERE p.param20 OPERATOR(pg_catalog.=) 1129860942::pg_catalog.int8;
+-- Items 2, 3, 10, 12 (dictionary cache bound, worker lock, snapshots,
+-- worker leaving a dropped database): each session's cache of digested
+-- dictionaries is bounded by compressx.dictionary_cache_memory; this
+-- reports it.
+CREATE FUNCTION compressx.dictionary_cache(OUT entries bigint, OUT bytes bigint,
+                                           OUT max_bytes bigint)
+RETURNS record
+AS 'MODULE_PATHNAME', 'compressx_dictionary_cache'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION compressx.dictionary_cache() IS
+'this session''s cache of digested dictionaries: dictionaries held, the bytes they take (zstd and lz4 digests included), and its bound (compressx.dictionary_cache_memory)';

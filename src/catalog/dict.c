@@ -13,7 +13,23 @@
  * A dictionary is a row of compressx.dictionaries, named by dict_id in
  * every value compressed with it (format.h).  Rows never change and stay
  * until their table is dropped (settings.c deletes them then), so a
- * backend caches digested dictionaries.  The cache is emptied on every
+ * backend caches digested dictionaries.
+ *
+ * The cache is bounded by compressx.dictionary_cache_memory: a role can
+ * make as many dictionaries as it likes on its own tables (one row written
+ * with each), and every backend that reads them (a superuser's ANALYZE or
+ * pg_dump, autovacuum, a pooled session) would otherwise keep all of them
+ * digested for the rest of its life.  An entry counts the bytes of its
+ * dictionary and of its digests as zstd and lz4 report them
+ * (ZSTD_sizeof_DDict/CDict: a level-22 CDict takes megabytes); when the
+ * total passes the bound, least recently used entries are freed, never the
+ * one the current call uses: the digest a lookup returns stays valid until
+ * the next lookup, which is all any caller needs (one value is encoded or
+ * decoded between two lookups).  The digests reference the entry's copy of
+ * the dictionary instead of copying it again.  Freed entries load again on
+ * demand; while the dictionaries in use fit, the bound costs nothing.
+ *
+ * The cache is emptied on every
  * relcache invalidation of the dictionaries table: sent by the statement
  * trigger dictionaries_changed after any UPDATE, DELETE or TRUNCATE of it
  * (deleting rows sends none by itself), by settings.c's drop hook when it
@@ -23,10 +39,14 @@
  * dictionary is not used after the deletion commits: reading a value that
  * names it fails as corrupt, as in a backend that never cached it.
  *
- * Reads use SnapshotSelf: committed rows and this transaction's own, and no
- * snapshot to take (decoding runs in parallel workers too).  A value can
- * only be visible once the dictionary row it names is committed, since the
- * row is inserted before any value uses it.  Logical decoding
+ * Reads use a catalog snapshot (systable_beginscan() takes a fresh MVCC
+ * one, also in parallel workers): the rows committed now, and this
+ * transaction's own up to its last command (dictionaries are stored
+ * through SPI, which advances the command counter).  A value can only be
+ * visible once the dictionary row it names is committed, since the row is
+ * inserted before any value uses it; an MVCC snapshot sees exactly one
+ * version of a row updated concurrently (shared = true, say), where
+ * SnapshotSelf could miss both.  Logical decoding
  * (logical/decoder.c) reads with its historic snapshot instead (a NULL
  * snapshot makes systable_beginscan() take it, registered, which also
  * lets the dictionary's TOAST value be fetched): the dictionaries table is
@@ -39,6 +59,7 @@
 #include "postgres.h"
 
 #include <zdict.h>
+#define ZSTD_STATIC_LINKING_ONLY	/* ZSTD_createDDict_byReference, ..CDict_byReference */
 #include <zstd.h>
 
 #include "access/genam.h"
@@ -49,11 +70,14 @@
 #include "catalog/pg_type.h"
 #include "commands/trigger.h"
 #include "fmgr.h"
+#include "funcapi.h"
+#include "lib/ilist.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "storage/lmgr.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
+#include "utils/guc.h"
 #include "utils/hsearch.h"
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
@@ -67,6 +91,7 @@
 #include "catalog/settings.h"
 
 PG_FUNCTION_INFO_V1(compressx_dictionaries_changed);
+PG_FUNCTION_INFO_V1(compressx_dictionary_cache);
 
 #define Anum_dict_id		1
 #define Anum_dict_dict		4
@@ -75,16 +100,35 @@ typedef struct DictEntry
 {
 	int32		dict_id;		/* hash key */
 	bytea	   *dict;			/* the dictionary, for CDicts at any level */
-	ZSTD_DDict *ddict;
-	ZSTD_CDict *cdict;			/* for cdict_level, or NULL */
+	ZSTD_DDict *ddict;			/* references dict */
+	ZSTD_CDict *cdict;			/* for cdict_level, or NULL; references dict */
 	int			cdict_level;
 	CxLz4Dict  *lz4;			/* for lz4, made on first use, or NULL */
+	Size		bytes;			/* what all of the above take */
+	dlist_node	lru;			/* in dict_lru, most recently used first */
 } DictEntry;
 
 static void warn_missing(int32 dict_id, const char *codec);
 
 static HTAB *dict_cache = NULL;
 static Oid	dict_cache_table = InvalidOid;	/* the table the cache came from */
+static MemoryContext dict_cxt = NULL;	/* the table, dictionaries, lz4 digests */
+static dlist_head dict_lru = DLIST_STATIC_INIT(dict_lru);
+static Size dict_cache_bytes = 0;	/* sum of the entries' bytes */
+static DictEntry *dict_in_use = NULL;	/* the entry the last lookup returned */
+
+/* compressx.dictionary_cache_memory, in kB */
+static int	cx_dict_cache_kb = 64 * 1024;
+
+static void
+entry_free(DictEntry *e)
+{
+	/* the digests first: they reference the dictionary */
+	ZSTD_freeDDict(e->ddict);
+	ZSTD_freeCDict(e->cdict);
+	cx_codec_lz4_dict_free(e->lz4);
+	pfree(e->dict);
+}
 
 static void
 dict_cache_flush(void)
@@ -96,14 +140,50 @@ dict_cache_flush(void)
 		return;
 	hash_seq_init(&status, dict_cache);
 	while ((e = hash_seq_search(&status)) != NULL)
-	{
-		ZSTD_freeDDict(e->ddict);
-		ZSTD_freeCDict(e->cdict);
-		cx_codec_lz4_dict_free(e->lz4);
-		pfree(e->dict);
-	}
+		entry_free(e);
 	hash_destroy(dict_cache);
 	dict_cache = NULL;
+	dlist_init(&dict_lru);
+	dict_cache_bytes = 0;
+	dict_in_use = NULL;
+}
+
+/*
+ * Free least recently used entries until the cache fits its bound, keeping
+ * the one in use (which alone may be larger than the bound).
+ */
+static void
+dict_cache_shrink(void)
+{
+	Size		limit = (Size) cx_dict_cache_kb * 1024;
+	dlist_node *node;
+
+	if (dict_cache_bytes <= limit || dict_cache == NULL || dlist_is_empty(&dict_lru))
+		return;
+	/* from the least recently used end */
+	node = dlist_tail_node(&dict_lru);
+	while (dict_cache_bytes > limit && node != &dict_lru.head)
+	{
+		DictEntry  *e = dlist_container(DictEntry, lru, node);
+
+		node = node->prev;
+		if (e == dict_in_use)
+			continue;
+		dlist_delete(&e->lru);
+		dict_cache_bytes -= e->bytes;
+		entry_free(e);
+		(void) hash_search(dict_cache, &e->dict_id, HASH_REMOVE, NULL);
+	}
+}
+
+/* Entry e is in use and takes delta more bytes (or fewer): keep the bound. */
+static void
+entry_grew(DictEntry *e, ssize_t delta)
+{
+	e->bytes += delta;
+	dict_cache_bytes += delta;
+	dict_in_use = e;
+	dict_cache_shrink();
 }
 
 /*
@@ -125,13 +205,16 @@ dict_relcache_callback(Datum arg, Oid relid)
 static void
 dict_cache_ensure(void)
 {
+	if (dict_cxt == NULL)
+		dict_cxt = AllocSetContextCreate(TopMemoryContext, "compressx dictionary cache",
+										 ALLOCSET_DEFAULT_SIZES);
 	if (dict_cache == NULL)
 	{
 		HASHCTL		ctl;
 
 		ctl.keysize = sizeof(int32);
 		ctl.entrysize = sizeof(DictEntry);
-		ctl.hcxt = TopMemoryContext;
+		ctl.hcxt = dict_cxt;
 		dict_cache = hash_create("compressx dictionaries", 16, &ctl,
 								 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 	}
@@ -161,8 +244,8 @@ dict_load(int32 dict_id)
 	rel = table_open(tableoid, AccessShareLock);
 	ScanKeyInit(&key, Anum_dict_id, BTEqualStrategyNumber, F_INT4EQ,
 				Int32GetDatum(dict_id));
-	scan = systable_beginscan(rel, InvalidOid, false,
-							  HistoricSnapshotActive() ? NULL : SnapshotSelf, 1, &key);
+	/* NULL: a catalog snapshot, or the historic one while decoding */
+	scan = systable_beginscan(rel, InvalidOid, false, NULL, 1, &key);
 	tup = systable_getnext(scan);
 	if (tup != NULL)
 	{
@@ -176,13 +259,14 @@ dict_load(int32 dict_id)
 		{
 			bytea	   *v = DatumGetByteaPP(d);
 
-			dict = MemoryContextAlloc(TopMemoryContext, VARHDRSZ + VARSIZE_ANY_EXHDR(v));
+			dict_cache_ensure();
+			dict = MemoryContextAlloc(dict_cxt, VARHDRSZ + VARSIZE_ANY_EXHDR(v));
 			SET_VARSIZE(dict, VARHDRSZ + VARSIZE_ANY_EXHDR(v));
 			memcpy(VARDATA(dict), VARDATA_ANY(v), VARSIZE_ANY_EXHDR(v));
 			if ((Pointer) v != DatumGetPointer(d))
 				pfree(v);		/* the detoasted copy */
 			if (VARSIZE(dict) > VARHDRSZ)
-				ddict = cx_dict_digest(dict, 0, false);
+				ddict = ZSTD_createDDict_byReference(VARDATA(dict), VARSIZE(dict) - VARHDRSZ);
 		}
 		if (ddict == NULL)
 		{
@@ -200,11 +284,16 @@ dict_load(int32 dict_id)
 		}
 		dict_cache_ensure();
 		entry = hash_search(dict_cache, &dict_id, HASH_ENTER, &found);
+		if (found)
+			elog(ERROR, "compressx dictionary %d is cached twice", dict_id);
 		entry->dict = dict;
 		entry->ddict = ddict;
 		entry->cdict = NULL;
 		entry->cdict_level = 0;
 		entry->lz4 = NULL;
+		entry->bytes = 0;
+		dlist_push_head(&dict_lru, &entry->lru);
+		entry_grew(entry, sizeof(DictEntry) + VARSIZE(dict) + ZSTD_sizeof_DDict(ddict));
 	}
 	systable_endscan(scan);
 	table_close(rel, AccessShareLock);
@@ -212,6 +301,10 @@ dict_load(int32 dict_id)
 	return entry;
 }
 
+/*
+ * The entry of dict_id, now the most recently used and the one in use, or
+ * NULL when there is no such dictionary.
+ */
 static DictEntry *
 dict_find(int32 dict_id)
 {
@@ -219,7 +312,13 @@ dict_find(int32 dict_id)
 
 	if (dict_cache != NULL)
 		e = hash_search(dict_cache, &dict_id, HASH_FIND, NULL);
-	return e ? e : dict_load(dict_id);
+	if (e == NULL)
+		return dict_load(dict_id);
+	dlist_move_head(&dict_lru, &e->lru);
+	dict_in_use = e;
+	/* the bound may have been lowered since the last load */
+	dict_cache_shrink();
+	return e;
 }
 
 /* The lz4 digest of entry e, made on first use. */
@@ -228,11 +327,15 @@ dict_lz4(DictEntry *e)
 {
 	if (e->lz4 == NULL)
 	{
+		MemoryContext old = MemoryContextSwitchTo(dict_cxt);
+
 		e->lz4 = cx_codec_lz4_dict_create(VARDATA(e->dict), VARSIZE(e->dict) - VARHDRSZ);
+		MemoryContextSwitchTo(old);
 		if (e->lz4 == NULL)
 			ereport(ERROR,
 					(errcode(ERRCODE_DATA_CORRUPTED),
 					 errmsg("dictionary %d in compressx.dictionaries is unusable for lz4", e->dict_id)));
+		entry_grew(e, cx_codec_lz4_dict_size());
 	}
 	return e->lz4;
 }
@@ -251,6 +354,12 @@ dict_for_decode(int32 dict_id, int codec_id)
 void
 cx_dict_init(void)
 {
+	DefineCustomIntVariable("compressx.dictionary_cache_memory",
+							"Memory each session may keep for digested compression dictionaries.",
+							"Least recently used dictionaries are dropped from the cache beyond it "
+							"and loaded again when needed; the one in use is always kept.",
+							&cx_dict_cache_kb, 64 * 1024, 0, MAX_KILOBYTES,
+							PGC_USERSET, GUC_UNIT_KB, NULL, NULL, NULL);
 	cx_set_ddict_lookup(dict_for_decode);
 }
 
@@ -308,14 +417,21 @@ cx_dict_cdict(int32 dict_id, int level)
 	}
 	if (e->cdict == NULL || e->cdict_level != level)
 	{
+		ssize_t		delta = -(ssize_t) ZSTD_sizeof_CDict(e->cdict);
+
 		ZSTD_freeCDict(e->cdict);
-		e->cdict = cx_dict_digest(e->dict, level, true);
+		e->cdict = ZSTD_createCDict_byReference(VARDATA(e->dict), VARSIZE(e->dict) - VARHDRSZ,
+												level);
 		if (e->cdict == NULL)
+		{
+			entry_grew(e, delta);
 			ereport(ERROR,
 					(errcode(ERRCODE_OUT_OF_MEMORY),
 					 errmsg("out of memory"),
 					 errdetail("Could not digest zstd dictionary %d.", dict_id)));
+		}
 		e->cdict_level = level;
+		entry_grew(e, delta + (ssize_t) ZSTD_sizeof_CDict(e->cdict));
 	}
 	return e->cdict;
 }
@@ -334,6 +450,26 @@ compressx_dictionaries_changed(PG_FUNCTION_ARGS)
 		elog(ERROR, "compressx_dictionaries_changed: not called by trigger manager");
 	CacheInvalidateRelcache(trigdata->tg_relation);
 	return PointerGetDatum(NULL);
+}
+
+/*
+ * compressx.dictionary_cache(): this session's cache of digested
+ * dictionaries: how many, the bytes they take and the bound
+ * (compressx.dictionary_cache_memory), in one row.
+ */
+Datum
+compressx_dictionary_cache(PG_FUNCTION_ARGS)
+{
+	TupleDesc	desc;
+	Datum		values[3];
+	bool		nulls[3] = {false, false, false};
+
+	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	values[0] = Int64GetDatum(dict_cache ? hash_get_num_entries(dict_cache) : 0);
+	values[1] = Int64GetDatum((int64) dict_cache_bytes);
+	values[2] = Int64GetDatum((int64) cx_dict_cache_kb * 1024);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(desc, values, nulls)));
 }
 
 void *

@@ -13,8 +13,12 @@ extern void cx_dict_init(void);
 
 /*
  * The digested dictionary dict_id for decompressing (a ZSTD_DDict), or NULL
- * when no such dictionary exists.  Cached until the dictionaries table's
- * rows are updated or deleted (or the table is dropped).
+ * when no such dictionary exists.  Cached (within
+ * compressx.dictionary_cache_memory) until the dictionaries table's rows
+ * are updated or deleted (or the table is dropped).  Every digest these
+ * functions return (decoding's lookup too) stays valid until the next call
+ * of one of them, which may free it to keep the cache within its bound:
+ * use it before looking up another.
  */
 extern const void *cx_dict_ddict(int32 dict_id);
 

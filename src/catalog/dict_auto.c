@@ -22,8 +22,9 @@
  * appears where rows are written (rewrites count: VACUUM FULL can free
  * dictionaries for pruning).  Each worker serves one database, does what
  * is due there while its tables change and exits (sql/dict_auto_worker.c);
- * a session advisory lock (CX_AUTO_LOCK_KEY) lets only one run per
- * database, so the others a busy database starts exit at once.  When no
+ * a session lock with an advisory tag that pg_advisory_lock() cannot make
+ * (CX_AUTO_LOCK_KEY, CX_AUTO_LOCK_FIELD4) lets only one run per database,
+ * so the others a busy database starts exit at once.  When no
  * slot is free nothing is lost: the next write after the naptime tries
  * again, and auto_dictionary_run() works without a worker.
  *
@@ -32,8 +33,11 @@
 #include "postgres.h"
 
 #include "access/xact.h"
+#include "catalog/pg_database.h"
 #include "miscadmin.h"
 #include "postmaster/bgworker.h"
+#include "storage/ipc.h"
+#include "storage/lock.h"
 #include "utils/guc.h"
 #include "utils/timestamp.h"
 
@@ -45,6 +49,7 @@ int			cx_auto_margin = 10;
 int			cx_auto_sample_rows = 10000;
 int			cx_auto_dict_size = 16384;
 bool		cx_auto_worker = true;
+bool		cx_autodict_in_worker = false;
 
 /* a worker is to start when the current transaction commits */
 static bool launch_pending = false;
@@ -110,6 +115,45 @@ cx_autodict_init(void)
 							 &cx_auto_worker, true,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	RegisterXactCallback(autodict_xact_callback, NULL);
+}
+
+/*
+ * Whether another session wants this database to itself: it holds or
+ * waits for a lock on the database that conflicts with ROW EXCLUSIVE
+ * (DROP DATABASE and ALTER DATABASE .. RENAME or SET TABLESPACE take
+ * ACCESS EXCLUSIVE, CREATE DATABASE .. TEMPLATE it SHARE, and keep them
+ * while they wait for the other sessions to leave).
+ */
+bool
+cx_autodict_database_wanted(void)
+{
+	LOCKTAG		tag;
+
+	SET_LOCKTAG_OBJECT(tag, InvalidOid, DatabaseRelationId, MyDatabaseId, 0);
+	if (LockAcquire(&tag, RowExclusiveLock, true, true) == LOCKACQUIRE_NOT_AVAIL)
+		return true;
+	LockRelease(&tag, RowExclusiveLock, true);
+	return false;
+}
+
+void
+cx_autodict_leave_if_wanted(void)
+{
+	static TimestampTz last_check = 0;
+	TimestampTz now;
+
+	if (!cx_autodict_in_worker)
+		return;
+	now = GetCurrentTimestamp();
+	if (!TimestampDifferenceExceeds(last_check, now, CX_AUTO_WANTED_CHECK_MS))
+		return;
+	last_check = now;
+	if (cx_autodict_database_wanted())
+	{
+		ereport(DEBUG1,
+				(errmsg_internal("compressx automatic dictionaries: leaving a database another session wants to itself")));
+		proc_exit(0);
+	}
 }
 
 void

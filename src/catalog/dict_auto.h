@@ -28,13 +28,37 @@ extern bool cx_auto_worker;			/* compressx.auto_dictionary_worker */
 #define CX_AUTO_WORKER_FUNCTION "compressx_auto_dictionary_main"
 
 /*
- * Advisory lock key (field 3 of the tag; fields 1 and 2: the database and
- * this constant) that one worker per database holds while it runs.
+ * The lock one worker per database holds while it runs: an advisory lock
+ * tag (field 1: the database; field 2: CX_AUTO_LOCK_KEY; field 3: 0) whose
+ * field 4 is CX_AUTO_LOCK_FIELD4.  pg_advisory_lock() and its kin only make
+ * tags with field 4 set to 1 (one bigint key) or 2 (two integer keys), so
+ * no SQL session can take this one and keep every worker of the database
+ * away; recompress_online's tags use another field 4 (sql/online.h).
  */
 #define CX_AUTO_LOCK_KEY		0x43584144	/* "CXAD" */
+#define CX_AUTO_LOCK_FIELD4		0x4341		/* "CA" */
 
 /* Register the GUCs and the transaction callback. */
 extern void cx_autodict_init(void);
+
+/*
+ * The background worker: whether this backend is one (set by
+ * sql/dict_auto_worker.c), and whether another session wants its database
+ * to itself (DROP DATABASE, ALTER DATABASE .. RENAME or SET TABLESPACE,
+ * CREATE DATABASE .. TEMPLATE it), which waits 5 s for the other sessions
+ * to leave.
+ */
+extern bool cx_autodict_in_worker;
+extern bool cx_autodict_database_wanted(void);
+
+/*
+ * In the background worker, at most every CX_AUTO_WANTED_CHECK_MS: leave
+ * (proc_exit(0), which aborts the transaction) when the database is
+ * wanted.  Nothing elsewhere.  Called in every wait and long loop of the
+ * worker's work, so that it leaves well within those 5 s.
+ */
+#define CX_AUTO_WANTED_CHECK_MS	250
+extern void cx_autodict_leave_if_wanted(void);
 
 /*
  * A row of rel was encoded with settings: when one of its columns has

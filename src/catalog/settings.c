@@ -258,7 +258,7 @@ dictionary_owner(int32 dict_id)
 		return InvalidOid;
 	drel = table_open(dictoid, AccessShareLock);
 	ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_INT4EQ, Int32GetDatum(dict_id));
-	scan = systable_beginscan(drel, InvalidOid, false, SnapshotSelf, 1, &key);
+	scan = systable_beginscan(drel, InvalidOid, false, NULL, 1, &key);
 	while ((tup = systable_getnext(scan)) != NULL)
 	{
 		bool		isnull;
@@ -304,10 +304,17 @@ load_settings(Oid relid)
 		ScanKeyInit(&key, Anum_cs_relid, BTEqualStrategyNumber, F_OIDEQ,
 					ObjectIdGetDatum(relid));
 		/*
-		 * SnapshotSelf: committed rows and this transaction's own, and no
-		 * snapshot to take (this runs in parallel mode too).
+		 * A catalog snapshot (NULL: systable_beginscan() takes a fresh one,
+		 * or the historic one while decoding), as the relcache reads
+		 * catalogs: the rows committed now and this transaction's own up to
+		 * its last command (settings change through SPI, which advances the
+		 * command counter).  An MVCC snapshot sees exactly one version of a
+		 * row that a concurrent transaction updates; SnapshotSelf, judging
+		 * each version as the scan meets it, could miss both when the
+		 * update commits mid-scan, and the column would briefly fall back to
+		 * the defaults.  Works in parallel workers too.
 		 */
-		scan = systable_beginscan(srel, InvalidOid, false, SnapshotSelf, 1, &key);
+		scan = systable_beginscan(srel, InvalidOid, false, NULL, 1, &key);
 		while ((tup = systable_getnext(scan)) != NULL)
 		{
 			CachedSetting *cs = palloc(sizeof(CachedSetting));

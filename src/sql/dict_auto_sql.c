@@ -183,6 +183,7 @@ measure(List *values, int level, const void *cdict)
 		int32		len;
 
 		CHECK_FOR_INTERRUPTS();
+		cx_autodict_leave_if_wanted();
 		if (need > cap)
 		{
 			if (buf)
@@ -478,6 +479,7 @@ check_column(Relation rel, AttrNumber attnum, const CxColumnSetting *s)
 		struct varlena *plain = cx_plain_value(v, relid, attname);
 
 		CHECK_FOR_INTERRUPTS();
+		cx_autodict_leave_if_wanted();
 		if (i++ % 4 == 3)
 			heldout = lappend(heldout, plain);
 		else

@@ -7,9 +7,10 @@
  * Started by catalog/dict_auto.c when a transaction that wrote to such a
  * table commits (at most once per compressx.auto_dictionary_naptime per
  * backend).  It connects to its database as the bootstrap superuser, as
- * autovacuum does, but does no work as it.  It takes the session advisory
- * lock of the database's automatic dictionaries (and exits at once when
- * another worker holds it), then makes passes a naptime apart: each lists
+ * autovacuum does, but does no work as it.  It takes the session lock of
+ * the database's automatic dictionaries, an advisory lock tag no SQL
+ * function can make (CX_AUTO_LOCK_FIELD4), and exits at once when another
+ * worker holds it; then it makes passes a naptime apart: each lists
  * the tables with such a column that changed since their last check (the
  * statistics counters and file of CX_AUTO_ACTIVITY_SQL) and whose last
  * check is older than the naptime, and for each one, in two transactions
@@ -24,7 +25,11 @@
  * worker a write starts stays at least a naptime to see them.  While it
  * stays, it leaves as soon as another session wants the database to itself
  * (DROP DATABASE waits 5 s for the other sessions, then fails), and at
- * SIGTERM.
+ * SIGTERM: it checks between steps, every second of its naps, and every
+ * CX_AUTO_WANTED_CHECK_MS of its work on a table (sampling, measuring,
+ * scanning, waiting for writers) through cx_autodict_leave_if_wanted();
+ * the one call that cannot be interrupted, training (ZDICT on at most
+ * 8 MB of samples), took under a second here.
  *
  * Hostile roles share databases: the owner's identity, in a
  * security-restricted operation with search_path pinned, means the work
@@ -260,25 +265,6 @@ run_step(Oid relid, bool prune, MemoryContext cxt)
 }
 
 /*
- * Whether another session wants this database to itself: DROP DATABASE,
- * ALTER DATABASE .. RENAME or SET TABLESPACE (ACCESS EXCLUSIVE on the
- * database, held while they wait for the other sessions to leave), CREATE
- * DATABASE .. TEMPLATE it (SHARE).  Their wait is short (5 s), and this
- * worker is such a session: it leaves at once.
- */
-static bool
-database_wanted(void)
-{
-	LOCKTAG		tag;
-
-	SET_LOCKTAG_OBJECT(tag, InvalidOid, DatabaseRelationId, MyDatabaseId, 0);
-	if (LockAcquire(&tag, RowExclusiveLock, true, true) == LOCKACQUIRE_NOT_AVAIL)
-		return true;
-	LockRelease(&tag, RowExclusiveLock, true);
-	return false;
-}
-
-/*
  * Look at the database's automatic columns (in a transaction of its own)
  * and work on the tables that are due.  Returns whether anything was due
  * or is pending; *next_s: seconds until the next pending one is due.
@@ -307,9 +293,12 @@ one_pass(MemoryContext cxt, double *next_s)
 	foreach(lc, dt.due)
 	{
 		CHECK_FOR_INTERRUPTS();
-		if (database_wanted())
+		if (cx_autodict_database_wanted())
 			proc_exit(0);
 		run_step(lfirst_oid(lc), true, cxt);
+		CHECK_FOR_INTERRUPTS();
+		if (cx_autodict_database_wanted())
+			proc_exit(0);
 		run_step(lfirst_oid(lc), false, cxt);
 	}
 	*next_s = dt.next_s;
@@ -337,11 +326,12 @@ compressx_auto_dictionary_main(Datum main_arg)
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
 	BackgroundWorkerUnblockSignals();
 	BackgroundWorkerInitializeConnectionByOid(DatumGetObjectId(main_arg), InvalidOid, 0);
+	cx_autodict_in_worker = true;
 
 	/* one worker per database: the others exit */
 	SetCurrentStatementStartTimestamp();
 	StartTransactionCommand();
-	SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, CX_AUTO_LOCK_KEY, 0, 2);
+	SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, CX_AUTO_LOCK_KEY, 0, CX_AUTO_LOCK_FIELD4);
 	if (LockAcquire(&tag, ExclusiveLock, true, true) == LOCKACQUIRE_NOT_AVAIL)
 	{
 		CommitTransactionCommand();
@@ -374,7 +364,7 @@ compressx_auto_dictionary_main(Datum main_arg)
 							 Min(wait_ms, 1000), PG_WAIT_EXTENSION);
 			ResetLatch(MyLatch);
 			CHECK_FOR_INTERRUPTS();
-			if (database_wanted())
+			if (cx_autodict_database_wanted())
 				proc_exit(0);
 		}
 	}

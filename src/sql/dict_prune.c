@@ -28,8 +28,9 @@
  *	   can write with a retired dictionary only if it held its writer's lock
  *	   on T since before the retirement committed: those are the ones
  *	   waited for.  Every other writer takes its lock afterwards and writes
- *	   with the new settings.  The background worker waits at most 10 s
- *	   (lock_timeout) and tries again at a later run.
+ *	   with the new settings.  The background worker waits at most 10 s,
+ *	   polling, so that it leaves when its database is wanted, and tries
+ *	   again at a later run.
  *	3. Lock T (and its TOAST relation) SHARE UPDATE EXCLUSIVE, which keeps
  *	   out every rewrite: VACUUM FULL, CLUSTER, recompress_table and ALTER
  *	   TABLE rewrites take ACCESS EXCLUSIVE, set_column_codec,
@@ -87,10 +88,11 @@
 #include "catalog/pg_type.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
+#include "pgstat.h"
 #include "storage/lmgr.h"
+#include "storage/latch.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
-#include "utils/guc.h"
 #include "utils/hsearch.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -99,14 +101,15 @@
 #include "utils/syscache.h"
 
 #include "compat.h"
+#include "catalog/dict_auto.h"
 #include "catalog/relation.h"
 #include "catalog/settings.h"
 #include "sql/dict_auto_sql.h"
 #include "sql/inspect.h"
 #include "storage/format.h"
 
-/* Most the background worker waits for writers (step 2). */
-#define WORKER_WAIT_TIMEOUT "10s"
+/* Most the background worker waits for writers (step 2), in ms. */
+#define WORKER_WAIT_MS		10000
 
 typedef struct Candidate
 {
@@ -405,6 +408,36 @@ count_column(Oid relid, const char *attname, List *auto_columns)
 	return auto_columns ? get_attnum(relid, (char *) linitial(auto_columns)) : InvalidAttrNumber;
 }
 
+/*
+ * Step 2 in the background worker: WaitForLockers(), but at most
+ * WORKER_WAIT_MS, and polling each writer's virtual transaction so that
+ * the worker leaves when its database is wanted (a lock wait would not
+ * notice).  false: some writer was still there when the time was up.
+ */
+static bool
+worker_wait_for_writers(LOCKTAG *tag)
+{
+	VirtualTransactionId *writers = GetLockConflicts(tag, ShareLock, NULL);
+	TimestampTz start = GetCurrentTimestamp();
+
+	while (VirtualTransactionIdIsValid(*writers))
+	{
+		if (VirtualXactLock(*writers, false))
+		{
+			writers++;			/* ended */
+			continue;
+		}
+		if (TimestampDifferenceExceeds(start, GetCurrentTimestamp(), WORKER_WAIT_MS))
+			return false;
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 100, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+		cx_autodict_leave_if_wanted();
+	}
+	return true;
+}
+
 List *
 cx_autodict_prune(Oid relid, bool in_worker)
 {
@@ -430,11 +463,12 @@ cx_autodict_prune(Oid relid, bool in_worker)
 							  "This transaction changed compressx settings: dictionaries are pruned in a later one.");
 
 	/* 2. */
-	if (in_worker)
-		(void) set_config_option("lock_timeout", WORKER_WAIT_TIMEOUT, PGC_SUSET,
-								 PGC_S_SESSION, GUC_ACTION_LOCAL, true, 0, false);
 	SET_LOCKTAG_RELATION(tag, MyDatabaseId, relid);
-	WaitForLockers(tag, ShareLock, false);
+	if (!in_worker)
+		WaitForLockers(tag, ShareLock, false);
+	else if (!worker_wait_for_writers(&tag))
+		return all_candidates(relid, before.candidates, "retained",
+							  "Writers of the table were still at work after 10 s; pruning is tried again later.");
 
 	/* 3. */
 	if (in_worker)

@@ -41,6 +41,7 @@
 #include "utils/sampling.h"
 #include "utils/snapmgr.h"
 
+#include "catalog/dict_auto.h"
 #include "catalog/relation.h"
 #include "compat.h"
 #include "storage/format.h"
@@ -362,6 +363,7 @@ cx_visit_tuples(Relation rel, Snapshot snapshot, int64 sample_rows,
 			break;
 
 		CHECK_FOR_INTERRUPTS();
+		cx_autodict_leave_if_wanted();
 
 		buf = ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_NORMAL, strategy);
 		LockBuffer(buf, BUFFER_LOCK_SHARE);

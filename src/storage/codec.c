@@ -384,10 +384,10 @@ cx_codec_lz4_dict_create(const char *dict, int32 dictlen)
 	}
 	if ((size_t) dictlen - skip > CX_LZ4_WINDOW)
 		skip = dictlen - CX_LZ4_WINDOW;
-	d = MemoryContextAlloc(TopMemoryContext, sizeof(CxLz4Dict));
+	d = palloc(sizeof(CxLz4Dict));
 	d->content = dict + skip;
 	d->len = dictlen - (int32) skip;
-	d->stream = MemoryContextAlloc(TopMemoryContext, sizeof(LZ4_stream_t));
+	d->stream = palloc(sizeof(LZ4_stream_t));
 	if (LZ4_initStream(d->stream, sizeof(LZ4_stream_t)) == NULL)
 		elog(ERROR, "could not initialize an lz4 stream");
 	LZ4_loadDict(d->stream, d->content, d->len);
@@ -401,6 +401,12 @@ cx_codec_lz4_dict_free(CxLz4Dict *d)
 		return;
 	pfree(d->stream);
 	pfree(d);
+}
+
+Size
+cx_codec_lz4_dict_size(void)
+{
+	return sizeof(CxLz4Dict) + sizeof(LZ4_stream_t);
 }
 
 int32

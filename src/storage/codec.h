@@ -105,9 +105,13 @@ typedef struct CxLz4Dict
 	void	   *stream;
 } CxLz4Dict;
 
-/* Digest dictionary bytes for lz4 (in TopMemoryContext); NULL if unusable. */
+/*
+ * Digest dictionary bytes for lz4 (in CurrentMemoryContext); NULL if
+ * unusable.  cx_codec_lz4_dict_size(): the memory one digest takes.
+ */
 extern CxLz4Dict *cx_codec_lz4_dict_create(const char *dict, int32 dictlen);
 extern void cx_codec_lz4_dict_free(CxLz4Dict *d);
+extern Size cx_codec_lz4_dict_size(void);
 
 /* Register compressx.max_codec_memory. */
 extern void cx_codec_init(void);
