@@ -75,6 +75,7 @@
 #include "am/rewrite.h"
 #include "sql/recompress.h"
 #include "catalog/citus.h"
+#include "catalog/relation.h"
 #include "sql/citus_fanout.h"
 
 PG_FUNCTION_INFO_V1(compressx_recompress_table);
@@ -680,6 +681,7 @@ compressx_recompress_table(PG_FUNCTION_ARGS)
 	ListCell   *lc;
 	int			leafno = 0;
 
+	cx_prevent_if_read_only("recompress_table", PG_ARGISNULL(0) ? InvalidOid : PG_GETARG_OID(0));
 	if (PG_ARGISNULL(0))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
