@@ -133,7 +133,7 @@ compressx_compress(PG_FUNCTION_ARGS)
 	rawlen = VARSIZE_ANY_EXHDR(data);
 
 	/*
-	 * pglz and lz4 compress in one call that cannot be interrupted: any role
+	 * pglz compresses in one call that cannot be interrupted: any role
 	 * may call this, so no call may run long deaf to cancel and terminate.
 	 */
 	if (cx_codec_max_single_call(codec, level) >= 0 &&
@@ -144,7 +144,7 @@ compressx_compress(PG_FUNCTION_ARGS)
 						rawlen, codec->name, codec->has_levels ? psprintf(" level %d", level) : ""),
 				 errdetail("%s compresses at most " INT64_FORMAT " MB in one call, which cannot be interrupted.",
 						   codec->name, cx_codec_max_single_call(codec, level) / (1024 * 1024)),
-				 errhint("zstd compresses values of any size in interruptible steps.")));
+				 errhint("lz4 and zstd compress values of any size in interruptible steps.")));
 
 	cap = (int64) VARHDRSZ + CX_FRAME_HDRSZ +
 		Max(cx_codec_bound(codec, rawlen), rawlen);

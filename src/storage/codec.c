@@ -14,8 +14,15 @@
  * narrowed to fit compressx.max_codec_memory; those whose context would be
  * large use one of their own, whose memory is in a memory context deleted
  * afterwards or on error (the cached context kept the 100+ MB buffers of a
- * level-19 call).  pglz and lz4 formats are
- * single blocks made by one library call, which cannot be interrupted:
+ * level-19 call).
+ *
+ * lz4's format (core's) is one block, which lz4 makes in one library call
+ * that cannot be interrupted: a 224 MB value at level 12 ran 25 s deaf to
+ * cancel.  Large lz4 inputs are compressed a chunk at a time with lz4's
+ * streaming functions (each chunk sees the previous 64 kB as history),
+ * checking for interrupts between chunks, and the chunks' blocks are
+ * joined into one block (lz4_join_sequence): LZ4_decompress_safe, core's
+ * decoder, reads it as it reads any other.  pglz is one library call too:
  * cx_codec_max_single_call() says how much input such a call may take.
  *
  *-------------------------------------------------------------------------
@@ -55,6 +62,17 @@ static LZ4_streamHC_t *lz4hc_work = NULL;
 
 /* lz4's history window: a dictionary longer than this is cut to its end */
 #define CX_LZ4_WINDOW			(64 * 1024)
+
+/*
+ * lz4 inputs above these are compressed in chunks of this size, checking
+ * for interrupts between them: levels 2-12 (HC) ran at 3-90 MB/s on a
+ * 2-core test machine (hexadecimal text at level 12 the slowest), about
+ * 45 ms per chunk at worst; level 1 at 300 MB/s and more.  Chunks are
+ * larger than lz4's window, so a chunk's matches reach back into the
+ * previous chunk only, never into a dictionary before it.
+ */
+#define CX_LZ4_CHUNK_HC			(128 * 1024)
+#define CX_LZ4_CHUNK_FAST		(4 * 1024 * 1024)
 
 /* compressx.max_codec_memory, in MB: zstd's compression memory per call */
 static int	cx_max_codec_memory_mb = 256;
@@ -96,9 +114,9 @@ cx_codec_init(void)
 
 /*
  * How many bytes of input one call of a codec that cannot be interrupted
- * midway may take (about half a second of work on a 2-core test machine:
- * lz4 levels 2-12 ran at 14-90 MB/s, pglz and lz4 level 1 at 100 MB/s and
- * more), or -1 for no limit (zstd is streamed in interruptible chunks).
+ * midway may take (a few seconds of work on a 2-core test machine: pglz ran
+ * at 20-50 MB/s), or -1 for no limit (zstd and lz4 are compressed in
+ * interruptible chunks).
  */
 int64
 cx_codec_max_single_call(const CxCodec *codec, int level)
@@ -107,13 +125,32 @@ cx_codec_max_single_call(const CxCodec *codec, int level)
 	{
 		case CX_CODEC_NONE:
 		case CX_CODEC_ZSTD:
+		case CX_CODEC_LZ4:
 			return -1;
 		case CX_CODEC_PGLZ:
 			return 64 * 1024 * 1024;
-		case CX_CODEC_LZ4:
-			return level <= 1 ? 256 * 1024 * 1024 : 8 * 1024 * 1024;
 	}
 	return -1;
+}
+
+static int32
+lz4_chunk_size(int level)
+{
+	return level <= 1 ? CX_LZ4_CHUNK_FAST : CX_LZ4_CHUNK_HC;
+}
+
+bool
+cx_codec_compresses_in_chunks(const CxCodec *codec, int level, int64 srclen)
+{
+	switch (codec->id)
+	{
+		case CX_CODEC_LZ4:
+			return srclen > lz4_chunk_size(level);
+		case CX_CODEC_ZSTD:
+			return srclen > CX_ZSTD_CHUNK;
+		default:
+			return false;
+	}
 }
 
 const CxCodec *
@@ -369,6 +406,191 @@ lz4_compress_with_dict(const CxLz4Dict *d, int level, const char *src,
 	return LZ4_compress_HC_continue(lz4hc_work, src, dst, srclen, dstcap);
 }
 
+/*
+ * Append one lz4 sequence to *op (at most oend): litlen literals from lit,
+ * then, unless mlen is 0 (the block's last sequence), a match of mlen bytes
+ * at distance off.  Returns false, writing nothing, when it does not fit.
+ */
+static bool
+lz4_put_sequence(char **op, const char *oend, const char *lit, size_t litlen,
+				 uint32 off, size_t mlen)
+{
+	unsigned char *o = (unsigned char *) *op;
+	unsigned char *token;
+	size_t		need;
+	size_t		rest;
+
+	need = 1 + (litlen >= 15 ? (litlen - 15) / 255 + 1 : 0) + litlen;
+	if (mlen > 0)
+		need += 2 + (mlen - 4 >= 15 ? (mlen - 4 - 15) / 255 + 1 : 0);
+	if (need > (size_t) (oend - *op))
+		return false;
+	token = o++;
+	if (litlen >= 15)
+	{
+		*token = 15 << 4;
+		for (rest = litlen - 15; rest >= 255; rest -= 255)
+			*o++ = 255;
+		*o++ = (unsigned char) rest;
+	}
+	else
+		*token = (unsigned char) (litlen << 4);
+	memcpy(o, lit, litlen);
+	o += litlen;
+	if (mlen > 0)
+	{
+		*o++ = (unsigned char) (off & 0xff);
+		*o++ = (unsigned char) (off >> 8);
+		if (mlen - 4 >= 15)
+		{
+			*token |= 15;
+			for (rest = mlen - 4 - 15; rest >= 255; rest -= 255)
+				*o++ = 255;
+			*o++ = (unsigned char) rest;
+		}
+		else
+			*token |= (unsigned char) (mlen - 4);
+	}
+	*op = (char *) o;
+	return true;
+}
+
+/*
+ * Join the lz4 block blk (blen bytes), which lz4's streaming compressor
+ * made of src[start, end), to the block being written at *op: every
+ * sequence of blk but its last is written again; the literals of blk's
+ * last sequence (a block ends with literals only) stay pending, from
+ * *anchor, and open the next sequence written, as the decompressed bytes
+ * are one run.  Match distances mean the same in the joined block: they
+ * count back in the decompressed bytes, which are the same.  Returns false
+ * when the output does not fit.
+ */
+static bool
+lz4_join_block(const unsigned char *blk, int32 blen, const char *src,
+			   int32 start, int32 end, int32 *anchor, char **op, const char *oend)
+{
+	const unsigned char *p = blk;
+	const unsigned char *pend = blk + blen;
+	int64		ip = start;
+
+	while (p < pend)
+	{
+		unsigned	token = *p++;
+		size_t		litlen = token >> 4;
+		size_t		mlen = token & 15;
+		uint32		off;
+		unsigned	b;
+
+		if (litlen == 15)
+			do
+			{
+				if (p >= pend)
+					goto bad;
+				b = *p++;
+				litlen += b;
+			} while (b == 255);
+		if (litlen > (size_t) (pend - p) || ip + litlen > end)
+			goto bad;
+		p += litlen;
+		ip += litlen;
+		if (p == pend)
+			break;				/* the last sequence: literals only */
+		if (pend - p < 2)
+			goto bad;
+		off = p[0] | (p[1] << 8);
+		p += 2;
+		if (mlen == 15)
+			do
+			{
+				if (p >= pend)
+					goto bad;
+				b = *p++;
+				mlen += b;
+			} while (b == 255);
+		mlen += 4;
+		if (off == 0 || ip + mlen > end)
+			goto bad;
+		if (!lz4_put_sequence(op, oend, src + *anchor, ip - *anchor, off, mlen))
+			return false;
+		ip += mlen;
+		*anchor = (int32) ip;
+	}
+	if (ip != end)
+		goto bad;
+	return true;
+
+bad:
+	elog(ERROR, "lz4 compression made a block compressx cannot join");
+	return false;
+}
+
+/*
+ * lz4 on src in chunks (see the file header): one block in dst, the same
+ * format LZ4_compress_default or LZ4_compress_HC makes, or -1 when it does
+ * not fit in dstcap.  d: a digested dictionary, or NULL.
+ */
+static int32
+lz4_compress_chunked(const CxLz4Dict *d, int level, const char *src,
+					 int32 srclen, char *dst, int32 dstcap)
+{
+	int32		chunk = lz4_chunk_size(level);
+	int32		blkcap = LZ4_compressBound(chunk);
+	unsigned char *blk = palloc(blkcap);
+	char	   *op = dst;
+	const char *oend = dst + dstcap;
+	int32		pos = 0;
+	int32		anchor = 0;
+	int32		result = -1;
+
+	if (level <= 1)
+	{
+		if (lz4_work == NULL)
+			lz4_work = MemoryContextAlloc(TopMemoryContext, sizeof(LZ4_stream_t));
+		if (d)
+			memcpy(lz4_work, d->stream, sizeof(LZ4_stream_t));
+		else if (LZ4_initStream(lz4_work, sizeof(LZ4_stream_t)) == NULL)
+			elog(ERROR, "could not initialize an lz4 stream");
+	}
+	else
+	{
+		if (lz4hc_work == NULL)
+		{
+			lz4hc_work = MemoryContextAlloc(TopMemoryContext, sizeof(LZ4_streamHC_t));
+			if (LZ4_initStreamHC(lz4hc_work, sizeof(LZ4_streamHC_t)) == NULL)
+				elog(ERROR, "could not initialize an lz4 stream");
+		}
+		LZ4_resetStreamHC_fast(lz4hc_work, level);
+		if (d)
+			LZ4_loadDictHC(lz4hc_work, d->content, d->len);
+	}
+
+	while (pos < srclen)
+	{
+		int32		len = Min(chunk, srclen - pos);
+		int			n;
+
+		CHECK_FOR_INTERRUPTS();
+		/* src is one buffer: each chunk continues the previous one */
+		if (level <= 1)
+			n = LZ4_compress_fast_continue(lz4_work, src + pos, (char *) blk,
+										   len, blkcap, 1);
+		else
+			n = LZ4_compress_HC_continue(lz4hc_work, src + pos, (char *) blk,
+										 len, blkcap);
+		if (n <= 0)
+			elog(ERROR, "lz4 compression failed");
+		if (!lz4_join_block(blk, n, src, pos, pos + len, &anchor, &op, oend))
+			goto done;
+		pos += len;
+	}
+	/* the pending literals end the block */
+	if (lz4_put_sequence(&op, oend, src + anchor, srclen - anchor, 0, 0))
+		result = (int32) (op - dst);
+done:
+	pfree(blk);
+	return result;
+}
+
 CxLz4Dict *
 cx_codec_lz4_dict_create(const char *dict, int32 dictlen)
 {
@@ -422,6 +644,9 @@ cx_codec_compress(const CxCodec *codec, int level, const void *dict,
 			{
 				int			n;
 
+				if (srclen > lz4_chunk_size(level))
+					return lz4_compress_chunked((const CxLz4Dict *) dict, level,
+												src, srclen, dst, dstcap);
 				if (dict)
 					n = lz4_compress_with_dict((const CxLz4Dict *) dict, level,
 											   src, srclen, dst, dstcap);

@@ -48,7 +48,8 @@ extern int32 cx_codec_bound(const CxCodec *codec, int32 srclen);
 /*
  * Compress src into dst (capacity dstcap, at least cx_codec_bound()).
  * Returns the compressed length, or -1 when the codec declines (pglz on
- * incompressible input).  Errors only on library failure.  dict: a digested
+ * incompressible input; lz4 in chunks when the joined block would not fit
+ * in dstcap).  Errors only on library failure.  dict: a digested
  * zstd dictionary (ZSTD_CDict, see dict.h; its level applies), a
  * CxLz4Dict for lz4, or NULL.
  */
@@ -84,10 +85,18 @@ extern bool cx_codec_plausible_rawlen_bound(const CxCodec *codec,
 
 /*
  * Most input bytes one compression call of codec at level may take when it
- * must be interruptible (pglz and lz4 compress in one library call), or -1
- * for no limit.
+ * must be interruptible (pglz compresses in one library call), or -1 for no
+ * limit.
  */
 extern int64 cx_codec_max_single_call(const CxCodec *codec, int level);
+
+/*
+ * Whether cx_codec_compress() compresses srclen bytes with codec at level
+ * in chunks, checking for interrupts between them (lz4 and zstd on large
+ * input).
+ */
+extern bool cx_codec_compresses_in_chunks(const CxCodec *codec, int level,
+										  int64 srclen);
 
 /*
  * An lz4 dictionary, digested: lz4 uses a dictionary as history of at most

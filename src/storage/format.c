@@ -601,7 +601,7 @@ encode_lz4_dict(const char *raw, int32 rawlen, int level, int32 dict_id,
 
 	n = cx_codec_compress(cx_codec_by_id(CX_CODEC_LZ4), level, d, raw, rawlen,
 						  (char *) out + hdrsz, cap);
-	if (hdrsz + n >= plain_stored_size(rawlen))
+	if (n < 0 || hdrsz + n >= plain_stored_size(rawlen))
 	{
 		pfree(out);
 		return NULL;
@@ -638,7 +638,8 @@ cx_encode(const struct varlena *plain, const CxCodec *codec, int level,
 			if (cdict)
 				return encode_lz4_dict(raw, rawlen, level, dict_id,
 									   (const CxLz4Dict *) cdict);
-			if (level <= 1)
+			/* core's lz4 is one call: large values go in chunks, below */
+			if (level <= 1 && !cx_codec_compresses_in_chunks(codec, level, rawlen))
 				return (struct varlena *)
 					DatumGetPointer(toast_compress_datum(PointerGetDatum(plain),
 														 TOAST_LZ4_COMPRESSION));
