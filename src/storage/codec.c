@@ -22,8 +22,10 @@
  * streaming functions (each chunk sees the previous 64 kB as history),
  * checking for interrupts between chunks, and the chunks' blocks are
  * joined into one block (lz4_join_sequence): LZ4_decompress_safe, core's
- * decoder, reads it as it reads any other.  pglz is one library call too:
- * cx_codec_max_single_call() says how much input such a call may take.
+ * decoder, reads it as it reads any other.  pglz likewise: its chunks are
+ * compressed on their own (pglz_compress has no history to carry over;
+ * its window is 4 kB) and their items written again under one run of
+ * control bytes (pglz_join_chunk).
  *
  *-------------------------------------------------------------------------
  */
@@ -74,6 +76,24 @@ static LZ4_streamHC_t *lz4hc_work = NULL;
 #define CX_LZ4_CHUNK_HC			(128 * 1024)
 #define CX_LZ4_CHUNK_FAST		(4 * 1024 * 1024)
 
+/* pglz ran at 10-50 MB/s: 1 MB chunks, about 100 ms each at worst */
+#define CX_PGLZ_CHUNK			(1024 * 1024)
+
+/*
+ * pglz's strategy for each chunk: core's PGLZ_strategy_default (the search
+ * effort core's TOAST spends) without its giving up, which judges a whole
+ * value: a chunk that does not shrink goes as literals, and the caller
+ * judges the joined output.
+ */
+static const PGLZ_Strategy cx_pglz_chunk_strategy = {
+	32,							/* min_input_size */
+	INT_MAX,					/* max_input_size */
+	0,							/* min_comp_rate */
+	INT_MAX,					/* first_success_by */
+	128,						/* match_size_good */
+	10							/* match_size_drop */
+};
+
 /* compressx.max_codec_memory, in MB: zstd's compression memory per call */
 static int	cx_max_codec_memory_mb = 256;
 
@@ -112,27 +132,6 @@ cx_codec_init(void)
 							PGC_SUSET, GUC_UNIT_MB, NULL, NULL, NULL);
 }
 
-/*
- * How many bytes of input one call of a codec that cannot be interrupted
- * midway may take (a few seconds of work on a 2-core test machine: pglz ran
- * at 20-50 MB/s), or -1 for no limit (zstd and lz4 are compressed in
- * interruptible chunks).
- */
-int64
-cx_codec_max_single_call(const CxCodec *codec, int level)
-{
-	switch (codec->id)
-	{
-		case CX_CODEC_NONE:
-		case CX_CODEC_ZSTD:
-		case CX_CODEC_LZ4:
-			return -1;
-		case CX_CODEC_PGLZ:
-			return 64 * 1024 * 1024;
-	}
-	return -1;
-}
-
 static int32
 lz4_chunk_size(int level)
 {
@@ -148,6 +147,8 @@ cx_codec_compresses_in_chunks(const CxCodec *codec, int level, int64 srclen)
 			return srclen > lz4_chunk_size(level);
 		case CX_CODEC_ZSTD:
 			return srclen > CX_ZSTD_CHUNK;
+		case CX_CODEC_PGLZ:
+			return srclen > CX_PGLZ_CHUNK;
 		default:
 			return false;
 	}
@@ -591,6 +592,154 @@ done:
 	return result;
 }
 
+/* pglz output being written: items under control bytes, as pglz_compress */
+typedef struct PglzOut
+{
+	unsigned char *op;
+	unsigned char *oend;
+	unsigned char *ctrlp;		/* the current control byte */
+	unsigned	ctrlbit;		/* its next bit; 0x100: a new one is due */
+} PglzOut;
+
+/*
+ * Append one pglz item: a literal byte (len 0) or a match of len bytes at
+ * distance off (pg_lzcompress.c's tag: 2 bytes, 3 when len exceeds 17).
+ * Returns false, writing nothing, when it does not fit.
+ */
+static bool
+pglz_put_item(PglzOut *o, unsigned char literal, int32 off, int32 len)
+{
+	if (o->oend - o->op < 4)
+		return false;
+	if (o->ctrlbit > 0x80)
+	{
+		o->ctrlp = o->op++;
+		*o->ctrlp = 0;
+		o->ctrlbit = 1;
+	}
+	if (len == 0)
+		*o->op++ = literal;
+	else
+	{
+		*o->ctrlp |= o->ctrlbit;
+		if (len > 17)
+		{
+			*o->op++ = (unsigned char) (((off & 0xf00) >> 4) | 0x0f);
+			*o->op++ = (unsigned char) (off & 0xff);
+			*o->op++ = (unsigned char) (len - 18);
+		}
+		else
+		{
+			*o->op++ = (unsigned char) (((off & 0xf00) >> 4) | (len - 3));
+			*o->op++ = (unsigned char) (off & 0xff);
+		}
+	}
+	o->ctrlbit <<= 1;
+	return true;
+}
+
+/*
+ * Write the items of chunk, which pglz_compress made of chunklen bytes
+ * (clen bytes; -1: it declined, and the chunk's bytes go as literals),
+ * after those written so far.  Its matches reach back within the chunk
+ * only, so their distances mean the same in the joined output.  Returns
+ * false when the output does not fit.
+ */
+static bool
+pglz_join_chunk(PglzOut *o, const unsigned char *chunk, int32 clen,
+				const char *src, int32 chunklen)
+{
+	const unsigned char *p = chunk;
+	const unsigned char *pend = chunk + clen;
+	int64		produced = 0;
+
+	if (clen < 0)
+	{
+		for (int32 i = 0; i < chunklen; i++)
+			if (!pglz_put_item(o, (unsigned char) src[i], 0, 0))
+				return false;
+		return true;
+	}
+	while (p < pend)
+	{
+		unsigned	ctrl = *p++;
+
+		for (unsigned bit = 1; bit <= 0x80 && p < pend; bit <<= 1)
+		{
+			if (ctrl & bit)
+			{
+				int32		len;
+				int32		off;
+
+				if (pend - p < 2)
+					goto bad;
+				len = (p[0] & 0x0f) + 3;
+				off = ((p[0] & 0xf0) << 4) | p[1];
+				p += 2;
+				if (len == 18)
+				{
+					if (p >= pend)
+						goto bad;
+					len += *p++;
+				}
+				if (off == 0 || off > produced || produced + len > chunklen)
+					goto bad;
+				if (!pglz_put_item(o, 0, off, len))
+					return false;
+				produced += len;
+			}
+			else
+			{
+				if (produced >= chunklen)
+					goto bad;
+				if (!pglz_put_item(o, *p++, 0, 0))
+					return false;
+				produced++;
+			}
+		}
+	}
+	if (produced != chunklen)
+		goto bad;
+	return true;
+
+bad:
+	elog(ERROR, "pglz compression made output compressx cannot join");
+	return false;
+}
+
+/*
+ * pglz on src in chunks (see the file header): pglz's format in dst, or -1
+ * when it does not fit in dstcap.
+ */
+static int32
+pglz_compress_chunked(const char *src, int32 srclen, char *dst, int32 dstcap)
+{
+	unsigned char *chunk = palloc(PGLZ_MAX_OUTPUT(CX_PGLZ_CHUNK));
+	PglzOut		o;
+	int32		pos = 0;
+	int32		result = -1;
+
+	o.op = (unsigned char *) dst;
+	o.oend = (unsigned char *) dst + dstcap;
+	o.ctrlp = NULL;
+	o.ctrlbit = 0x100;
+	while (pos < srclen)
+	{
+		int32		len = Min(CX_PGLZ_CHUNK, srclen - pos);
+		int32		clen;
+
+		CHECK_FOR_INTERRUPTS();
+		clen = pglz_compress(src + pos, len, (char *) chunk, &cx_pglz_chunk_strategy);
+		if (!pglz_join_chunk(&o, chunk, clen, src + pos, len))
+			goto done;
+		pos += len;
+	}
+	result = (int32) ((char *) o.op - dst);
+done:
+	pfree(chunk);
+	return result;
+}
+
 CxLz4Dict *
 cx_codec_lz4_dict_create(const char *dict, int32 dictlen)
 {
@@ -638,6 +787,8 @@ cx_codec_compress(const CxCodec *codec, int level, const void *dict,
 			return srclen;
 
 		case CX_CODEC_PGLZ:
+			if (srclen > CX_PGLZ_CHUNK)
+				return pglz_compress_chunked(src, srclen, dst, dstcap);
 			return pglz_compress(src, srclen, dst, PGLZ_strategy_always);
 
 		case CX_CODEC_LZ4:
