@@ -13,6 +13,9 @@ SELECT 1, repeat(string_agg(md5(g::text) || repeat('x', g % 7), ' '), 10)
 FROM generate_series(1, 100000) g;
 INSERT INTO cz_src SELECT 2, substr(v, 1, 3000000) FROM cz_src WHERE id = 1;
 INSERT INTO cz_src SELECT 3, substr(v, 1, 9000000) FROM cz_src WHERE id = 1;
+INSERT INTO cz_src
+SELECT 4, string_agg(format('{"id": %s, "name": "item %s", "tags": ["alpha", "beta"]}', g, g), ',')
+FROM generate_series(1, 100000) g;
 SELECT id, length(v) FROM cz_src ORDER BY id;
 
 CREATE TABLE cz (id integer, body text) USING compressx;
@@ -57,17 +60,22 @@ ORDER BY 1;
 -- pglz in chunks, a quarter smaller at least as core's TOAST wants it
 CREATE TABLE czp (id integer, body text) USING compressx;
 SELECT compressx.set_column_codec('czp', 'body', 'pglz');
-INSERT INTO czp
-SELECT 4, string_agg(format('{"id": %s, "name": "item %s", "tags": ["alpha", "beta"]}', g, g), ',')
-FROM generate_series(1, 100000) g;
-INSERT INTO czp SELECT id, v FROM cz_src WHERE id = 3;
+INSERT INTO czp SELECT id, v FROM cz_src WHERE id IN (3, 4);
 SELECT czp.id, length(czp.body) AS raw, pg_column_compression(czp.body) AS core_method,
-       s.stored_bytes < s.raw_bytes / 4 AS compressed,
-       CASE czp.id WHEN 3 THEN czp.body = (SELECT v FROM cz_src WHERE id = 3)
-                   ELSE czp.body = (SELECT string_agg(format('{"id": %s, "name": "item %s", "tags": ["alpha", "beta"]}', g, g), ',')
-                                    FROM generate_series(1, 100000) g) END AS same
-FROM czp, compressx.value_storage('czp', czp.ctid, 'body') s
+       s.stored_bytes < s.raw_bytes / 4 AS compressed, czp.body = src.v AS same
+FROM czp JOIN cz_src src USING (id), compressx.value_storage('czp', czp.ctid, 'body') s
 ORDER BY 1;
+-- recompress_table on a heap table writes core's format the same way
+CREATE TABLE cz_heap (id integer, v text);
+INSERT INTO cz_heap SELECT id, v FROM cz_src WHERE id = 4;
+SELECT column_name, values_rewritten FROM recompress_table('cz_heap', 'lz4');
+SELECT pg_column_compression(h.v) AS core_method, pg_column_size(h.v) < length(src.v) / 4 AS compressed,
+       h.v = src.v AS same
+FROM cz_heap h JOIN cz_src src USING (id);
+SELECT column_name, values_rewritten FROM recompress_table('cz_heap', 'pglz');
+SELECT pg_column_compression(h.v) AS core_method, pg_column_size(h.v) < length(src.v) / 4 AS compressed,
+       h.v = src.v AS same
+FROM cz_heap h JOIN cz_src src USING (id);
 -- compressx.compress() takes lz4 and pglz values of any size (8 MB and
 -- 64 MB at most before)
 SELECT length(compressx.decompress(compressx.compress(convert_to(v, 'UTF8'), 'lz4', 3))) AS round_trip
@@ -91,4 +99,4 @@ FROM czd d JOIN cz_src src ON src.id = -d.id, compressx.value_storage('czd', d.c
 ORDER BY 1;
 SELECT count(*) AS damaged FROM compressx.verify('czd');
 
-DROP TABLE cz_src, cz, czp, czd;
+DROP TABLE cz_src, cz, czp, cz_heap, czd;

@@ -69,6 +69,7 @@
 #include "utils/syscache.h"
 
 #include "storage/codec.h"
+#include "storage/format.h"
 #include "compat.h"
 #include "am/am.h"
 #include "sql/inspect.h"
@@ -238,9 +239,12 @@ recompress_reform(Relation NewHeap, Datum *values, bool *isnull,
 		if (cx_value_needs_rewrite(&sv, tc->target))
 		{
 			struct varlena *raw = detoast_attr((struct varlena *) DatumGetPointer(values[i]));
-			Datum		packed = toast_compress_datum(PointerGetDatum(raw), tc->method);
+			const CxCodec *codec = cx_codec_by_id(tc->method == TOAST_LZ4_COMPRESSION ?
+												  CX_CODEC_LZ4 : CX_CODEC_PGLZ);
+			/* core's format, as toast_compress_datum; large values in chunks */
+			struct varlena *packed = cx_encode(raw, codec, codec->default_level, 0, NULL);
 
-			values[i] = DatumGetPointer(packed) != NULL ? packed : PointerGetDatum(raw);
+			values[i] = PointerGetDatum(packed != NULL ? packed : raw);
 			st->rewritten++;
 			if (live)
 				tc->rewritten++;
