@@ -21,7 +21,7 @@
  * cancel.  Large lz4 inputs are compressed a chunk at a time with lz4's
  * streaming functions (each chunk sees the previous 64 kB as history),
  * checking for interrupts between chunks, and the chunks' blocks are
- * joined into one block (lz4_join_sequence): LZ4_decompress_safe, core's
+ * joined into one block (lz4_join_block): LZ4_decompress_safe, core's
  * decoder, reads it as it reads any other.  pglz likewise: its chunks are
  * compressed on their own (pglz_compress has no history to carry over;
  * its window is 4 kB) and their items written again under one run of
@@ -70,8 +70,8 @@ static LZ4_streamHC_t *lz4hc_work = NULL;
  * for interrupts between them: levels 2-12 (HC) ran at 3-90 MB/s on a
  * 2-core test machine (hexadecimal text at level 12 the slowest), about
  * 45 ms per chunk at worst; level 1 at 300 MB/s and more.  Chunks are
- * larger than lz4's window, so a chunk's matches reach back into the
- * previous chunk only, never into a dictionary before it.
+ * larger than lz4's window: matches of every chunk but the first reach
+ * back into the previous chunk only, never into a dictionary.
  */
 #define CX_LZ4_CHUNK_HC			(128 * 1024)
 #define CX_LZ4_CHUNK_FAST		(4 * 1024 * 1024)
