@@ -52,9 +52,10 @@ JOIN pg_catalog.pg_attribute a ON a.attrelid OPERATOR(pg_catalog.=) t.relid
 -- empty search_path, on the table named compressx.column_settings.
 SELECT pg_catalog.pg_extension_config_dump('compressx.column_settings',
     'WHERE EXISTS (SELECT FROM pg_catalog.pg_attribute a'
-    ' JOIN pg_catalog.pg_class c ON c.oid = a.attrelid'
-    ' WHERE a.attrelid = column_settings.relid AND a.attname = column_settings.attname'
-    ' AND NOT a.attisdropped AND c.relpersistence <> ''t'')');
+    ' JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) a.attrelid'
+    ' WHERE a.attrelid OPERATOR(pg_catalog.=) column_settings.relid'
+    ' AND a.attname OPERATOR(pg_catalog.=) column_settings.attname'
+    ' AND NOT a.attisdropped AND c.relpersistence OPERATOR(pg_catalog.<>) ''t''::pg_catalog."char")');
 
 -- Every backend caches digested dictionaries; a changed or deleted row
 -- must empty those caches (deleting rows sends no invalidation itself).
@@ -541,19 +542,19 @@ LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
     WITH path AS (
-        SELECT string_to_array(current_setting('dynamic_library_path'), ':') AS p
+        SELECT pg_catalog.string_to_array(pg_catalog.current_setting('dynamic_library_path'), ':') AS p
     )
     SELECT s.slot_name, s.plugin,
-           format('plugin %s cannot decode compressx''s zstd values, so the slot stops at the first one it must send; '
+           pg_catalog.format('plugin %s cannot decode compressx''s zstd values, so the slot stops at the first one it must send; '
                   'use a slot with plugin compressx (pgoutput''s protocol) or compressx_test_decoding, '
                   'or put $libdir/compressx_decoders before $libdir on dynamic_library_path', s.plugin)
-    FROM pg_replication_slots s, path
-    WHERE s.slot_type = 'logical'
-      AND s.database = current_database()
-      AND s.plugin NOT IN ('compressx', 'compressx_test_decoding')
-      AND NOT (s.plugin IN ('pgoutput', 'test_decoding')
-               AND coalesce(array_position(path.p, '$libdir/compressx_decoders'), 2147483647)
-                   < coalesce(array_position(path.p, '$libdir'), 2147483647))
+    FROM pg_catalog.pg_replication_slots s, path
+    WHERE s.slot_type OPERATOR(pg_catalog.=) 'logical'::pg_catalog.text
+      AND s.database OPERATOR(pg_catalog.=) pg_catalog.current_database()
+      AND NOT s.plugin OPERATOR(pg_catalog.=) ANY ('{compressx,compressx_test_decoding}'::pg_catalog.name[])
+      AND NOT (s.plugin OPERATOR(pg_catalog.=) ANY ('{pgoutput,test_decoding}'::pg_catalog.name[])
+               AND COALESCE(pg_catalog.array_position(path.p, '$libdir/compressx_decoders'), 2147483647)
+                   OPERATOR(pg_catalog.<) COALESCE(pg_catalog.array_position(path.p, '$libdir'), 2147483647))
     ORDER BY 1
 $$;
 

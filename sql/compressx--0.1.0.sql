@@ -67,13 +67,13 @@ AS $$
            pg_catalog.sum(s."values")::bigint,
            pg_catalog.sum(s.raw_bytes)::bigint,
            pg_catalog.sum(s.stored_bytes)::bigint,
-           CASE WHEN pg_catalog.sum(s.stored_bytes) > 0
-                THEN pg_catalog.round(pg_catalog.sum(s.raw_bytes)::numeric
-                                      / pg_catalog.sum(s.stored_bytes), 2)
+           CASE WHEN pg_catalog.sum(s.stored_bytes) OPERATOR(pg_catalog.>) 0::pg_catalog.numeric
+                THEN pg_catalog.round(pg_catalog.sum(s.raw_bytes)::pg_catalog.numeric
+                                      OPERATOR(pg_catalog./) pg_catalog.sum(s.stored_bytes), 2)
            END,
            COALESCE(pg_catalog.jsonb_object_agg(s.method, s."values")
                         FILTER (WHERE s.method IS NOT NULL),
-                    '{}'::jsonb),
+                    '{}'::pg_catalog.jsonb),
            pg_catalog.sum(s.external_values)::bigint
     FROM compressx.stored_summary(rel, sample_rows) WITH ORDINALITY AS s
     GROUP BY s.column_name
@@ -93,12 +93,13 @@ SELECT c.oid AS relid,
        am.amname AS access_method,
        c.reltoastrelid
 FROM pg_catalog.pg_class c
-JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-JOIN pg_catalog.pg_am am ON am.oid = c.relam
-WHERE c.relkind IN ('r', 'm')
-  AND am.amname IN ('heap', 'compressx')
-  AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')
-  AND (c.relpersistence <> 't' OR c.relnamespace = pg_catalog.pg_my_temp_schema())
+JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace
+JOIN pg_catalog.pg_am am ON am.oid OPERATOR(pg_catalog.=) c.relam
+WHERE c.relkind OPERATOR(pg_catalog.=) ANY ('{r,m}'::pg_catalog."char"[])
+  AND am.amname OPERATOR(pg_catalog.=) ANY ('{heap,compressx}'::pg_catalog.name[])
+  AND NOT n.nspname OPERATOR(pg_catalog.=) ANY ('{pg_catalog,information_schema,pg_toast}'::pg_catalog.name[])
+  AND (c.relpersistence OPERATOR(pg_catalog.<>) 't'::pg_catalog."char"
+       OR c.relnamespace OPERATOR(pg_catalog.=) pg_catalog.pg_my_temp_schema())
   AND pg_catalog.has_table_privilege(c.oid, 'SELECT');
 
 GRANT SELECT ON compressx.readable_tables TO PUBLIC;
@@ -108,10 +109,11 @@ SELECT t.schema_name,
        t.table_name,
        s.column_name,
        t.access_method,
-       CASE a.attcompression
-            WHEN 'p' THEN 'pglz'
-            WHEN 'l' THEN 'lz4'
-            ELSE 'default (' || pg_catalog.current_setting('default_toast_compression') || ')'
+       CASE WHEN a.attcompression OPERATOR(pg_catalog.=) 'p'::pg_catalog."char" THEN 'pglz'
+            WHEN a.attcompression OPERATOR(pg_catalog.=) 'l'::pg_catalog."char" THEN 'lz4'
+            ELSE 'default (' OPERATOR(pg_catalog.||)
+                 pg_catalog.current_setting('default_toast_compression')
+                 OPERATOR(pg_catalog.||) ')'
        END AS configured_compression,
        s."values" AS values_sampled,
        s.methods,
@@ -121,7 +123,8 @@ SELECT t.schema_name,
        s.ratio
 FROM compressx.readable_tables t
 CROSS JOIN LATERAL compressx.column_stats(t.relid, compressx.ratio_sample_rows()) s
-JOIN pg_catalog.pg_attribute a ON a.attrelid = t.relid AND a.attname = s.column_name;
+JOIN pg_catalog.pg_attribute a ON a.attrelid OPERATOR(pg_catalog.=) t.relid
+     AND a.attname OPERATOR(pg_catalog.=) s.column_name;
 
 GRANT SELECT ON compressx.column_ratios TO PUBLIC;
 
@@ -133,14 +136,17 @@ SELECT t.schema_name,
        t.table_name,
        t.access_method,
        pg_catalog.pg_relation_size(t.relid) AS heap_bytes,
-       COALESCE(pg_catalog.pg_total_relation_size(NULLIF(t.reltoastrelid, 0)), 0) AS toast_bytes,
+       COALESCE(pg_catalog.pg_total_relation_size(
+                    CASE WHEN t.reltoastrelid OPERATOR(pg_catalog.=) 0::pg_catalog.oid
+                         THEN NULL ELSE t.reltoastrelid END), 0) AS toast_bytes,
        pg_catalog.pg_indexes_size(t.relid) AS index_bytes,
        pg_catalog.pg_total_relation_size(t.relid) AS total_bytes,
        s.values_sampled,
        s.raw_bytes,
        s.stored_bytes,
-       CASE WHEN s.stored_bytes > 0
-            THEN pg_catalog.round(s.raw_bytes::numeric / s.stored_bytes, 2)
+       CASE WHEN s.stored_bytes OPERATOR(pg_catalog.>) 0::pg_catalog.int8
+            THEN pg_catalog.round(s.raw_bytes::pg_catalog.numeric
+                                  OPERATOR(pg_catalog./) s.stored_bytes::pg_catalog.numeric, 2)
        END AS ratio
 FROM compressx.readable_tables t
 CROSS JOIN LATERAL (
@@ -194,12 +200,11 @@ SELECT p.pid,
        d.datname,
        p.relid,
        p.relid::pg_catalog.regclass AS relation,
-       CASE p.param2
-            WHEN 0 THEN 'checking values'
-            WHEN 1 THEN 'rewriting'
-            WHEN 5 THEN 'swapping relation files'
-            WHEN 6 THEN 'rebuilding indexes'
-            WHEN 7 THEN 'final cleanup'
+       CASE WHEN p.param2 OPERATOR(pg_catalog.=) 0::pg_catalog.int8 THEN 'checking values'
+            WHEN p.param2 OPERATOR(pg_catalog.=) 1::pg_catalog.int8 THEN 'rewriting'
+            WHEN p.param2 OPERATOR(pg_catalog.=) 5::pg_catalog.int8 THEN 'swapping relation files'
+            WHEN p.param2 OPERATOR(pg_catalog.=) 6::pg_catalog.int8 THEN 'rebuilding indexes'
+            WHEN p.param2 OPERATOR(pg_catalog.=) 7::pg_catalog.int8 THEN 'final cleanup'
        END AS phase,
        p.param19 AS partition_number,
        p.param6 AS heap_blks_total,
@@ -208,8 +213,8 @@ SELECT p.pid,
        p.param18 AS values_rewritten,
        p.param8 AS indexes_rebuilt
 FROM pg_catalog.pg_stat_get_progress_info('CLUSTER') p
-LEFT JOIN pg_catalog.pg_database d ON d.oid = p.datid
-WHERE p.param20 = 1129861699;
+LEFT JOIN pg_catalog.pg_database d ON d.oid OPERATOR(pg_catalog.=) p.datid
+WHERE p.param20 OPERATOR(pg_catalog.=) 1129861699::pg_catalog.int8;
 
 GRANT SELECT ON compressx.recompress_progress TO PUBLIC;
 
@@ -341,12 +346,13 @@ SELECT n.nspname AS schema_name,
        s.explicit,
        s.dictionary
 FROM pg_catalog.pg_class c
-JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-JOIN pg_catalog.pg_am am ON am.oid = c.relam
+JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace
+JOIN pg_catalog.pg_am am ON am.oid OPERATOR(pg_catalog.=) c.relam
 CROSS JOIN LATERAL compressx.column_codec_settings(c.oid) s
-WHERE c.relkind IN ('r', 'm')
-  AND (am.amname = 'compressx'
-       OR EXISTS (SELECT 1 FROM compressx.column_settings cs WHERE cs.relid = c.oid))
+WHERE c.relkind OPERATOR(pg_catalog.=) ANY ('{r,m}'::pg_catalog."char"[])
+  AND (am.amname OPERATOR(pg_catalog.=) 'compressx'::pg_catalog.name
+       OR EXISTS (SELECT 1 FROM compressx.column_settings cs
+                  WHERE cs.relid::pg_catalog.oid OPERATOR(pg_catalog.=) c.oid))
   AND pg_catalog.has_table_privilege(c.oid, 'SELECT');
 
 GRANT SELECT ON compressx.column_codecs TO PUBLIC;

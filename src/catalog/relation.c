@@ -8,6 +8,8 @@
 #include "postgres.h"
 
 #include "access/genam.h"
+#include "access/xact.h"
+#include "access/xlog.h"
 #include "access/table.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
@@ -47,6 +49,39 @@ cx_extension_table_has_column(const char *name, const char *column, AttrNumber a
 		return false;
 	found = get_attnum(tableoid, column);
 	return attnum == InvalidAttrNumber ? found != InvalidAttrNumber : found == attnum;
+}
+
+void
+cx_prevent_if_read_only(const char *funcname, Oid relid)
+{
+	bool		recovery;
+	char	   *relname = NULL;
+	char	   *nspname = NULL;
+
+	recovery = RecoveryInProgress();
+	if (!XactReadOnly && !recovery)
+		return;
+	/* names from the syscache: no lock taken */
+	if (OidIsValid(relid))
+	{
+		relname = get_rel_name(relid);
+		if (relname != NULL)
+			nspname = get_namespace_name(get_rel_namespace(relid));
+	}
+	/* as PreventCommandIfReadOnly, then PreventCommandDuringRecovery */
+	if (relname != NULL && nspname != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
+				 XactReadOnly ?
+				 errmsg("cannot execute %s() in a read-only transaction", funcname) :
+				 errmsg("cannot execute %s() during recovery", funcname),
+				 errcontext("%s() on relation %s", funcname,
+							quote_qualified_identifier(nspname, relname))));
+	ereport(ERROR,
+			(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
+			 XactReadOnly ?
+			 errmsg("cannot execute %s() in a read-only transaction", funcname) :
+			 errmsg("cannot execute %s() during recovery", funcname)));
 }
 
 static Datum settings_exec(const char *sql, int nargs, Oid *types, Datum *values,

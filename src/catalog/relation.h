@@ -42,6 +42,15 @@ extern text *cx_settings_exec_text(const char *sql, int nargs, Oid *types,
 								   Datum *values, const char *nulls);
 
 /*
+ * Refuse, with SQLSTATE 25006 as core's commands do, to run the writing SQL
+ * function funcname (its name without schema or parentheses) in a
+ * read-only transaction or during recovery; the error's context names the
+ * relation relid unless it is InvalidOid.  Callers call it first, before
+ * any lock or work.
+ */
+extern void cx_prevent_if_read_only(const char *funcname, Oid relid);
+
+/*
  * Whether compressx.column_settings has rows for relid (read directly, no
  * SQL: callable while objects are being dropped).
  */

@@ -759,6 +759,8 @@ notice_pending(Oid relid, const char *column, List *rels)
 Datum
 compressx_set_column_codec(PG_FUNCTION_ARGS)
 {
+	cx_prevent_if_read_only("set_column_codec", PG_ARGISNULL(0) ? InvalidOid : PG_GETARG_OID(0));
+
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
@@ -793,6 +795,7 @@ compressx_set_column_inline(PG_FUNCTION_ARGS)
 	List	   *rels;
 	ListCell   *lc;
 
+	cx_prevent_if_read_only("set_column_inline", PG_ARGISNULL(0) ? InvalidOid : PG_GETARG_OID(0));
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
@@ -958,6 +961,7 @@ compressx_reset_column_codec(PG_FUNCTION_ARGS)
 	List	   *rels;
 	ListCell   *lc;
 
+	cx_prevent_if_read_only("reset_column_codec", PG_ARGISNULL(0) ? InvalidOid : PG_GETARG_OID(0));
 	if (PG_ARGISNULL(0))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),

@@ -121,9 +121,7 @@ elapsed_since(instr_time start)
 
 /*
  * How much of a value the candidates compress: its first
- * ADVISE_VALUE_MAX bytes.  pglz and lz4 compress in one call that cannot
- * be interrupted (cx_codec_max_single_call()), and every candidate
- * measures the same bytes.
+ * ADVISE_VALUE_MAX bytes, the same bytes for every candidate.
  */
 #define ADVISE_VALUE_MAX	(8 * 1024 * 1024)
 

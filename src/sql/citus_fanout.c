@@ -26,6 +26,7 @@
 #include "utils/tuplestore.h"
 
 #include "catalog/citus.h"
+#include "catalog/relation.h"
 #include "catalog/settings.h"
 #include "sql/citus_fanout.h"
 
@@ -101,6 +102,7 @@ compressx_citus_apply(PG_FUNCTION_ARGS)
 	char	   *version;
 	char	   *mine;
 
+	cx_prevent_if_read_only("citus_apply", PG_ARGISNULL(0) ? InvalidOid : PG_GETARG_OID(0));
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
@@ -145,6 +147,7 @@ compressx_citus_push(PG_FUNCTION_ARGS)
 {
 	Oid			relid = PG_GETARG_OID(0);
 
+	cx_prevent_if_read_only("citus_push", PG_ARGISNULL(0) ? InvalidOid : PG_GETARG_OID(0));
 	cx_check_settings_target(relid);
 	LockRelationOid(relid, ShareUpdateExclusiveLock);
 	cx_check_settings_target(relid);

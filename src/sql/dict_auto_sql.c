@@ -755,6 +755,7 @@ compressx_set_column_codec_dictionary(PG_FUNCTION_ARGS)
 	List	   *rels;
 	ListCell   *lc;
 
+	cx_prevent_if_read_only("set_column_codec", PG_ARGISNULL(0) ? InvalidOid : PG_GETARG_OID(0));
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
@@ -833,6 +834,7 @@ compressx_auto_dictionary_run(PG_FUNCTION_ARGS)
 	List	   *tables;
 	ListCell   *lc;
 
+	cx_prevent_if_read_only("auto_dictionary_run", PG_ARGISNULL(0) ? InvalidOid : PG_GETARG_OID(0));
 	InitMaterializedSRF(fcinfo, 0);
 	if (!cx_autodict_installed())
 		ereport(ERROR,

@@ -227,6 +227,8 @@ compressx_train_dictionary(PG_FUNCTION_ARGS)
 	NameData	attname;
 	int32		dict_id;
 
+	cx_prevent_if_read_only("train_dictionary", PG_ARGISNULL(0) ? InvalidOid : PG_GETARG_OID(0));
+
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(3))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),

@@ -132,20 +132,6 @@ compressx_compress(PG_FUNCTION_ARGS)
 	data = PG_GETARG_BYTEA_PP(0);
 	rawlen = VARSIZE_ANY_EXHDR(data);
 
-	/*
-	 * pglz and lz4 compress in one call that cannot be interrupted: any role
-	 * may call this, so no call may run long deaf to cancel and terminate.
-	 */
-	if (cx_codec_max_single_call(codec, level) >= 0 &&
-		rawlen > cx_codec_max_single_call(codec, level))
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("value of %d bytes is too large to compress with %s%s in one call",
-						rawlen, codec->name, codec->has_levels ? psprintf(" level %d", level) : ""),
-				 errdetail("%s compresses at most " INT64_FORMAT " MB in one call, which cannot be interrupted.",
-						   codec->name, cx_codec_max_single_call(codec, level) / (1024 * 1024)),
-				 errhint("zstd compresses values of any size in interruptible steps.")));
-
 	cap = (int64) VARHDRSZ + CX_FRAME_HDRSZ +
 		Max(cx_codec_bound(codec, rawlen), rawlen);
 	if (cap > MaxAllocSize)

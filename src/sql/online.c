@@ -1460,6 +1460,7 @@ compressx_recompress_online(PG_FUNCTION_ARGS)
 	bool		nonatomic;
 	List	   *rels;
 
+	cx_prevent_if_read_only("recompress_online", PG_ARGISNULL(0) ? InvalidOid : PG_GETARG_OID(0));
 	nonatomic = fcinfo->context && IsA(fcinfo->context, CallContext) &&
 		!castNode(CallContext, fcinfo->context)->atomic;
 	if (!nonatomic)

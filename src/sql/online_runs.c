@@ -343,6 +343,7 @@ compressx_recompress_online_cleanup(PG_FUNCTION_ARGS)
 	int			n = 0;
 	List	   *tags = NIL;
 
+	cx_prevent_if_read_only("recompress_online_cleanup", PG_ARGISNULL(0) ? InvalidOid : PG_GETARG_OID(0));
 	cx_online_check_target(relid, true);
 	if (!OidIsValid(cx_extension_table_oid("online_runs")))
 		ereport(ERROR,

@@ -70,6 +70,7 @@
 #include "utils/syscache.h"
 
 #include "storage/codec.h"
+#include "storage/format.h"
 #include "compat.h"
 #include "am/am.h"
 #include "catalog/relation.h"
@@ -78,6 +79,7 @@
 #include "sql/progress.h"
 #include "sql/recompress.h"
 #include "catalog/citus.h"
+#include "catalog/relation.h"
 #include "sql/citus_fanout.h"
 
 PG_FUNCTION_INFO_V1(compressx_recompress_table);
@@ -247,9 +249,12 @@ recompress_reform(Relation NewHeap, Datum *values, bool *isnull,
 		if (cx_value_needs_rewrite(&sv, tc->target))
 		{
 			struct varlena *raw = detoast_attr((struct varlena *) DatumGetPointer(values[i]));
-			Datum		packed = toast_compress_datum(PointerGetDatum(raw), tc->method);
+			const CxCodec *codec = cx_codec_by_id(tc->method == TOAST_LZ4_COMPRESSION ?
+												  CX_CODEC_LZ4 : CX_CODEC_PGLZ);
+			/* core's format, as toast_compress_datum; large values in chunks */
+			struct varlena *packed = cx_encode(raw, codec, codec->default_level, 0, NULL);
 
-			values[i] = DatumGetPointer(packed) != NULL ? packed : PointerGetDatum(raw);
+			values[i] = PointerGetDatum(packed != NULL ? packed : raw);
 			st->rewritten++;
 			if (live)
 				tc->rewritten++;
@@ -753,6 +758,7 @@ compressx_recompress_table(PG_FUNCTION_ARGS)
 	ListCell   *lc;
 	int			leafno = 0;
 
+	cx_prevent_if_read_only("recompress_table", PG_ARGISNULL(0) ? InvalidOid : PG_GETARG_OID(0));
 	if (PG_ARGISNULL(0))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),

@@ -14,9 +14,18 @@
  * narrowed to fit compressx.max_codec_memory; those whose context would be
  * large use one of their own, whose memory is in a memory context deleted
  * afterwards or on error (the cached context kept the 100+ MB buffers of a
- * level-19 call).  pglz and lz4 formats are
- * single blocks made by one library call, which cannot be interrupted:
- * cx_codec_max_single_call() says how much input such a call may take.
+ * level-19 call).
+ *
+ * lz4's format (core's) is one block, which lz4 makes in one library call
+ * that cannot be interrupted: a 224 MB value at level 12 ran 25 s deaf to
+ * cancel.  Large lz4 inputs are compressed a chunk at a time with lz4's
+ * streaming functions (each chunk sees the previous 64 kB as history),
+ * checking for interrupts between chunks, and the chunks' blocks are
+ * joined into one block (lz4_join_block): LZ4_decompress_safe, core's
+ * decoder, reads it as it reads any other.  pglz likewise: its chunks are
+ * compressed on their own (pglz_compress has no history to carry over;
+ * its window is 4 kB) and their items written again under one run of
+ * control bytes (pglz_join_chunk).
  *
  *-------------------------------------------------------------------------
  */
@@ -56,6 +65,35 @@ static LZ4_streamHC_t *lz4hc_work = NULL;
 /* lz4's history window: a dictionary longer than this is cut to its end */
 #define CX_LZ4_WINDOW			(64 * 1024)
 
+/*
+ * lz4 inputs above these are compressed in chunks of this size, checking
+ * for interrupts between them: levels 2-12 (HC) ran at 3-90 MB/s on a
+ * 2-core test machine (hexadecimal text at level 12 the slowest), about
+ * 45 ms per chunk at worst; level 1 at 300 MB/s and more.  Chunks are
+ * larger than lz4's window: matches of every chunk but the first reach
+ * back into the previous chunk only, never into a dictionary.
+ */
+#define CX_LZ4_CHUNK_HC			(128 * 1024)
+#define CX_LZ4_CHUNK_FAST		(4 * 1024 * 1024)
+
+/* pglz ran at 10-50 MB/s: 1 MB chunks, about 100 ms each at worst */
+#define CX_PGLZ_CHUNK			(1024 * 1024)
+
+/*
+ * pglz's strategy for each chunk: core's PGLZ_strategy_default (the search
+ * effort core's TOAST spends) without its giving up, which judges a whole
+ * value: a chunk that does not shrink goes as literals, and the caller
+ * judges the joined output.
+ */
+static const PGLZ_Strategy cx_pglz_chunk_strategy = {
+	32,							/* min_input_size */
+	INT_MAX,					/* max_input_size */
+	0,							/* min_comp_rate */
+	INT_MAX,					/* first_success_by */
+	128,						/* match_size_good */
+	10							/* match_size_drop */
+};
+
 /* compressx.max_codec_memory, in MB: zstd's compression memory per call */
 static int	cx_max_codec_memory_mb = 256;
 
@@ -94,26 +132,26 @@ cx_codec_init(void)
 							PGC_SUSET, GUC_UNIT_MB, NULL, NULL, NULL);
 }
 
-/*
- * How many bytes of input one call of a codec that cannot be interrupted
- * midway may take (about half a second of work on a 2-core test machine:
- * lz4 levels 2-12 ran at 14-90 MB/s, pglz and lz4 level 1 at 100 MB/s and
- * more), or -1 for no limit (zstd is streamed in interruptible chunks).
- */
-int64
-cx_codec_max_single_call(const CxCodec *codec, int level)
+static int32
+lz4_chunk_size(int level)
+{
+	return level <= 1 ? CX_LZ4_CHUNK_FAST : CX_LZ4_CHUNK_HC;
+}
+
+bool
+cx_codec_compresses_in_chunks(const CxCodec *codec, int level, int64 srclen)
 {
 	switch (codec->id)
 	{
-		case CX_CODEC_NONE:
-		case CX_CODEC_ZSTD:
-			return -1;
-		case CX_CODEC_PGLZ:
-			return 64 * 1024 * 1024;
 		case CX_CODEC_LZ4:
-			return level <= 1 ? 256 * 1024 * 1024 : 8 * 1024 * 1024;
+			return srclen > lz4_chunk_size(level);
+		case CX_CODEC_ZSTD:
+			return srclen > CX_ZSTD_CHUNK;
+		case CX_CODEC_PGLZ:
+			return srclen > CX_PGLZ_CHUNK;
+		default:
+			return false;
 	}
-	return -1;
 }
 
 const CxCodec *
@@ -369,6 +407,339 @@ lz4_compress_with_dict(const CxLz4Dict *d, int level, const char *src,
 	return LZ4_compress_HC_continue(lz4hc_work, src, dst, srclen, dstcap);
 }
 
+/*
+ * Append one lz4 sequence to *op (at most oend): litlen literals from lit,
+ * then, unless mlen is 0 (the block's last sequence), a match of mlen bytes
+ * at distance off.  Returns false, writing nothing, when it does not fit.
+ */
+static bool
+lz4_put_sequence(char **op, const char *oend, const char *lit, size_t litlen,
+				 uint32 off, size_t mlen)
+{
+	unsigned char *o = (unsigned char *) *op;
+	unsigned char *token;
+	size_t		need;
+	size_t		rest;
+
+	need = 1 + (litlen >= 15 ? (litlen - 15) / 255 + 1 : 0) + litlen;
+	if (mlen > 0)
+		need += 2 + (mlen - 4 >= 15 ? (mlen - 4 - 15) / 255 + 1 : 0);
+	if (need > (size_t) (oend - *op))
+		return false;
+	token = o++;
+	if (litlen >= 15)
+	{
+		*token = 15 << 4;
+		for (rest = litlen - 15; rest >= 255; rest -= 255)
+			*o++ = 255;
+		*o++ = (unsigned char) rest;
+	}
+	else
+		*token = (unsigned char) (litlen << 4);
+	memcpy(o, lit, litlen);
+	o += litlen;
+	if (mlen > 0)
+	{
+		*o++ = (unsigned char) (off & 0xff);
+		*o++ = (unsigned char) (off >> 8);
+		if (mlen - 4 >= 15)
+		{
+			*token |= 15;
+			for (rest = mlen - 4 - 15; rest >= 255; rest -= 255)
+				*o++ = 255;
+			*o++ = (unsigned char) rest;
+		}
+		else
+			*token |= (unsigned char) (mlen - 4);
+	}
+	*op = (char *) o;
+	return true;
+}
+
+/*
+ * Join the lz4 block blk (blen bytes), which lz4's streaming compressor
+ * made of src[start, end), to the block being written at *op: every
+ * sequence of blk but its last is written again; the literals of blk's
+ * last sequence (a block ends with literals only) stay pending, from
+ * *anchor, and open the next sequence written, as the decompressed bytes
+ * are one run.  Match distances mean the same in the joined block: they
+ * count back in the decompressed bytes, which are the same.  Returns false
+ * when the output does not fit.
+ */
+static bool
+lz4_join_block(const unsigned char *blk, int32 blen, const char *src,
+			   int32 start, int32 end, int32 *anchor, char **op, const char *oend)
+{
+	const unsigned char *p = blk;
+	const unsigned char *pend = blk + blen;
+	int64		ip = start;
+
+	while (p < pend)
+	{
+		unsigned	token = *p++;
+		size_t		litlen = token >> 4;
+		size_t		mlen = token & 15;
+		uint32		off;
+		unsigned	b;
+
+		if (litlen == 15)
+			do
+			{
+				if (p >= pend)
+					goto bad;
+				b = *p++;
+				litlen += b;
+			} while (b == 255);
+		if (litlen > (size_t) (pend - p) || ip + litlen > end)
+			goto bad;
+		p += litlen;
+		ip += litlen;
+		if (p == pend)
+			break;				/* the last sequence: literals only */
+		if (pend - p < 2)
+			goto bad;
+		off = p[0] | (p[1] << 8);
+		p += 2;
+		if (mlen == 15)
+			do
+			{
+				if (p >= pend)
+					goto bad;
+				b = *p++;
+				mlen += b;
+			} while (b == 255);
+		mlen += 4;
+		if (off == 0 || ip + mlen > end)
+			goto bad;
+		if (!lz4_put_sequence(op, oend, src + *anchor, ip - *anchor, off, mlen))
+			return false;
+		ip += mlen;
+		*anchor = (int32) ip;
+	}
+	if (ip != end)
+		goto bad;
+	return true;
+
+bad:
+	elog(ERROR, "lz4 compression made a block compressx cannot join");
+	return false;
+}
+
+/*
+ * lz4 on src in chunks (see the file header): one block in dst, the same
+ * format LZ4_compress_default or LZ4_compress_HC makes, or -1 when it does
+ * not fit in dstcap.  d: a digested dictionary, or NULL.
+ */
+static int32
+lz4_compress_chunked(const CxLz4Dict *d, int level, const char *src,
+					 int32 srclen, char *dst, int32 dstcap)
+{
+	int32		chunk = lz4_chunk_size(level);
+	int32		blkcap = LZ4_compressBound(chunk);
+	unsigned char *blk = palloc(blkcap);
+	char	   *op = dst;
+	const char *oend = dst + dstcap;
+	int32		pos = 0;
+	int32		anchor = 0;
+	int32		result = -1;
+
+	if (level <= 1)
+	{
+		if (lz4_work == NULL)
+			lz4_work = MemoryContextAlloc(TopMemoryContext, sizeof(LZ4_stream_t));
+		if (d)
+			memcpy(lz4_work, d->stream, sizeof(LZ4_stream_t));
+		else if (LZ4_initStream(lz4_work, sizeof(LZ4_stream_t)) == NULL)
+			elog(ERROR, "could not initialize an lz4 stream");
+	}
+	else
+	{
+		if (lz4hc_work == NULL)
+		{
+			lz4hc_work = MemoryContextAlloc(TopMemoryContext, sizeof(LZ4_streamHC_t));
+			if (LZ4_initStreamHC(lz4hc_work, sizeof(LZ4_streamHC_t)) == NULL)
+				elog(ERROR, "could not initialize an lz4 stream");
+		}
+		LZ4_resetStreamHC_fast(lz4hc_work, level);
+		if (d)
+			LZ4_loadDictHC(lz4hc_work, d->content, d->len);
+	}
+
+	while (pos < srclen)
+	{
+		int32		len = Min(chunk, srclen - pos);
+		int			n;
+
+		CHECK_FOR_INTERRUPTS();
+		/* src is one buffer: each chunk continues the previous one */
+		if (level <= 1)
+			n = LZ4_compress_fast_continue(lz4_work, src + pos, (char *) blk,
+										   len, blkcap, 1);
+		else
+			n = LZ4_compress_HC_continue(lz4hc_work, src + pos, (char *) blk,
+										 len, blkcap);
+		if (n <= 0)
+			elog(ERROR, "lz4 compression failed");
+		if (!lz4_join_block(blk, n, src, pos, pos + len, &anchor, &op, oend))
+			goto done;
+		pos += len;
+	}
+	/* the pending literals end the block */
+	if (lz4_put_sequence(&op, oend, src + anchor, srclen - anchor, 0, 0))
+		result = (int32) (op - dst);
+done:
+	pfree(blk);
+	return result;
+}
+
+/* pglz output being written: items under control bytes, as pglz_compress */
+typedef struct PglzOut
+{
+	unsigned char *op;
+	unsigned char *oend;
+	unsigned char *ctrlp;		/* the current control byte */
+	unsigned	ctrlbit;		/* its next bit; 0x100: a new one is due */
+} PglzOut;
+
+/*
+ * Append one pglz item: a literal byte (len 0) or a match of len bytes at
+ * distance off (pg_lzcompress.c's tag: 2 bytes, 3 when len exceeds 17).
+ * Returns false, writing nothing, when it does not fit.
+ */
+static bool
+pglz_put_item(PglzOut *o, unsigned char literal, int32 off, int32 len)
+{
+	if (o->oend - o->op < 4)
+		return false;
+	if (o->ctrlbit > 0x80)
+	{
+		o->ctrlp = o->op++;
+		*o->ctrlp = 0;
+		o->ctrlbit = 1;
+	}
+	if (len == 0)
+		*o->op++ = literal;
+	else
+	{
+		*o->ctrlp |= o->ctrlbit;
+		if (len > 17)
+		{
+			*o->op++ = (unsigned char) (((off & 0xf00) >> 4) | 0x0f);
+			*o->op++ = (unsigned char) (off & 0xff);
+			*o->op++ = (unsigned char) (len - 18);
+		}
+		else
+		{
+			*o->op++ = (unsigned char) (((off & 0xf00) >> 4) | (len - 3));
+			*o->op++ = (unsigned char) (off & 0xff);
+		}
+	}
+	o->ctrlbit <<= 1;
+	return true;
+}
+
+/*
+ * Write the items of chunk, which pglz_compress made of chunklen bytes
+ * (clen bytes; -1: it declined, and the chunk's bytes go as literals),
+ * after those written so far.  Its matches reach back within the chunk
+ * only, so their distances mean the same in the joined output.  Returns
+ * false when the output does not fit.
+ */
+static bool
+pglz_join_chunk(PglzOut *o, const unsigned char *chunk, int32 clen,
+				const char *src, int32 chunklen)
+{
+	const unsigned char *p = chunk;
+	const unsigned char *pend = chunk + clen;
+	int64		produced = 0;
+
+	if (clen < 0)
+	{
+		for (int32 i = 0; i < chunklen; i++)
+			if (!pglz_put_item(o, (unsigned char) src[i], 0, 0))
+				return false;
+		return true;
+	}
+	while (p < pend)
+	{
+		unsigned	ctrl = *p++;
+
+		for (unsigned bit = 1; bit <= 0x80 && p < pend; bit <<= 1)
+		{
+			if (ctrl & bit)
+			{
+				int32		len;
+				int32		off;
+
+				if (pend - p < 2)
+					goto bad;
+				len = (p[0] & 0x0f) + 3;
+				off = ((p[0] & 0xf0) << 4) | p[1];
+				p += 2;
+				if (len == 18)
+				{
+					if (p >= pend)
+						goto bad;
+					len += *p++;
+				}
+				if (off == 0 || off > produced || produced + len > chunklen)
+					goto bad;
+				if (!pglz_put_item(o, 0, off, len))
+					return false;
+				produced += len;
+			}
+			else
+			{
+				if (produced >= chunklen)
+					goto bad;
+				if (!pglz_put_item(o, *p++, 0, 0))
+					return false;
+				produced++;
+			}
+		}
+	}
+	if (produced != chunklen)
+		goto bad;
+	return true;
+
+bad:
+	elog(ERROR, "pglz compression made output compressx cannot join");
+	return false;
+}
+
+/*
+ * pglz on src in chunks (see the file header): pglz's format in dst, or -1
+ * when it does not fit in dstcap.
+ */
+static int32
+pglz_compress_chunked(const char *src, int32 srclen, char *dst, int32 dstcap)
+{
+	unsigned char *chunk = palloc(PGLZ_MAX_OUTPUT(CX_PGLZ_CHUNK));
+	PglzOut		o;
+	int32		pos = 0;
+	int32		result = -1;
+
+	o.op = (unsigned char *) dst;
+	o.oend = (unsigned char *) dst + dstcap;
+	o.ctrlp = NULL;
+	o.ctrlbit = 0x100;
+	while (pos < srclen)
+	{
+		int32		len = Min(CX_PGLZ_CHUNK, srclen - pos);
+		int32		clen;
+
+		CHECK_FOR_INTERRUPTS();
+		clen = pglz_compress(src + pos, len, (char *) chunk, &cx_pglz_chunk_strategy);
+		if (!pglz_join_chunk(&o, chunk, clen, src + pos, len))
+			goto done;
+		pos += len;
+	}
+	result = (int32) ((char *) o.op - dst);
+done:
+	pfree(chunk);
+	return result;
+}
+
 CxLz4Dict *
 cx_codec_lz4_dict_create(const char *dict, int32 dictlen)
 {
@@ -422,12 +793,17 @@ cx_codec_compress(const CxCodec *codec, int level, const void *dict,
 			return srclen;
 
 		case CX_CODEC_PGLZ:
+			if (srclen > CX_PGLZ_CHUNK)
+				return pglz_compress_chunked(src, srclen, dst, dstcap);
 			return pglz_compress(src, srclen, dst, PGLZ_strategy_always);
 
 		case CX_CODEC_LZ4:
 			{
 				int			n;
 
+				if (srclen > lz4_chunk_size(level))
+					return lz4_compress_chunked((const CxLz4Dict *) dict, level,
+												src, srclen, dst, dstcap);
 				if (dict)
 					n = lz4_compress_with_dict((const CxLz4Dict *) dict, level,
 											   src, srclen, dst, dstcap);

@@ -46,9 +46,11 @@ extern char *cx_codec_names_list(void);
 extern int32 cx_codec_bound(const CxCodec *codec, int32 srclen);
 
 /*
- * Compress src into dst (capacity dstcap, at least cx_codec_bound()).
- * Returns the compressed length, or -1 when the codec declines (pglz on
- * incompressible input).  Errors only on library failure.  dict: a digested
+ * Compress src into dst (capacity dstcap, at least cx_codec_bound(); less
+ * when cx_codec_compresses_in_chunks(), which stops once the output would
+ * not fit).  Returns the compressed length, or -1 when the codec declines
+ * (pglz on incompressible input; input in chunks whose output would not
+ * fit in dstcap).  Errors only on library failure.  dict: a digested
  * zstd dictionary (ZSTD_CDict, see dict.h; its level applies), a
  * CxLz4Dict for lz4, or NULL.
  */
@@ -83,11 +85,12 @@ extern bool cx_codec_plausible_rawlen_bound(const CxCodec *codec,
 											int64 srclen, int32 rawlen);
 
 /*
- * Most input bytes one compression call of codec at level may take when it
- * must be interruptible (pglz and lz4 compress in one library call), or -1
- * for no limit.
+ * Whether cx_codec_compress() compresses srclen bytes with codec at level
+ * in chunks, checking for interrupts between them (pglz, lz4 and zstd on
+ * large input: no single library call runs long deaf to cancel).
  */
-extern int64 cx_codec_max_single_call(const CxCodec *codec, int level);
+extern bool cx_codec_compresses_in_chunks(const CxCodec *codec, int level,
+										  int64 srclen);
 
 /*
  * An lz4 dictionary, digested: lz4 uses a dictionary as history of at most

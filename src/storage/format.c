@@ -601,7 +601,7 @@ encode_lz4_dict(const char *raw, int32 rawlen, int level, int32 dict_id,
 
 	n = cx_codec_compress(cx_codec_by_id(CX_CODEC_LZ4), level, d, raw, rawlen,
 						  (char *) out + hdrsz, cap);
-	if (hdrsz + n >= plain_stored_size(rawlen))
+	if (n < 0 || hdrsz + n >= plain_stored_size(rawlen))
 	{
 		pfree(out);
 		return NULL;
@@ -614,6 +614,37 @@ encode_lz4_dict(const char *raw, int32 rawlen, int level, int32 dict_id,
 	memcpy(body + 7, &crc, sizeof(uint32));
 	SET_VARSIZE_COMPRESSED(out, hdrsz + n);
 	set_tcinfo(out, rawlen, CX_METHOD_ID);
+	return out;
+}
+
+/*
+ * A value in core's own compressed format (method_id: pglz or lz4) made by
+ * cx_codec_compress (lz4 levels 2-12, and large values, which it compresses
+ * in interruptible chunks), or NULL when the compressed bytes are not
+ * fewer than max_bytes or would not be stored smaller than the plain value.
+ */
+static struct varlena *
+encode_core_format(const CxCodec *codec, int level, const char *raw, int32 rawlen,
+				   int method_id, int64 max_bytes)
+{
+	int32		cap = cx_codec_bound(codec, rawlen);
+	struct varlena *out;
+	int32		n;
+
+	/* in chunks, compression stops once its output would exceed cap */
+	if (cx_codec_compresses_in_chunks(codec, level, rawlen))
+		cap = (int32) Min(cap, max_bytes);
+	out = palloc(VARHDRSZ_COMPRESSED + cap);
+	n = cx_codec_compress(codec, level, NULL, raw, rawlen,
+						  (char *) out + VARHDRSZ_COMPRESSED, cap);
+	if (n < 0 || n >= max_bytes ||
+		VARHDRSZ_COMPRESSED + n >= plain_stored_size(rawlen))
+	{
+		pfree(out);
+		return NULL;
+	}
+	SET_VARSIZE_COMPRESSED(out, VARHDRSZ_COMPRESSED + n);
+	set_tcinfo(out, rawlen, method_id);
 	return out;
 }
 
@@ -630,34 +661,27 @@ cx_encode(const struct varlena *plain, const CxCodec *codec, int level,
 			return NULL;
 
 		case CX_CODEC_PGLZ:
-			return (struct varlena *)
-				DatumGetPointer(toast_compress_datum(PointerGetDatum(plain),
-													 TOAST_PGLZ_COMPRESSION));
+			/* core's pglz is one call: large values go in chunks */
+			if (!cx_codec_compresses_in_chunks(codec, level, rawlen))
+				return (struct varlena *)
+					DatumGetPointer(toast_compress_datum(PointerGetDatum(plain),
+														 TOAST_PGLZ_COMPRESSION));
+			/* kept when a quarter smaller, as core's PGLZ_strategy_default */
+			return encode_core_format(codec, level, raw, rawlen,
+									  TOAST_PGLZ_COMPRESSION_ID,
+									  (int64) rawlen / 100 * 75);
 
 		case CX_CODEC_LZ4:
 			if (cdict)
 				return encode_lz4_dict(raw, rawlen, level, dict_id,
 									   (const CxLz4Dict *) cdict);
-			if (level <= 1)
+			/* core's lz4 is one call: large values go in chunks */
+			if (level <= 1 && !cx_codec_compresses_in_chunks(codec, level, rawlen))
 				return (struct varlena *)
 					DatumGetPointer(toast_compress_datum(PointerGetDatum(plain),
 														 TOAST_LZ4_COMPRESSION));
-			else
-			{
-				int32		cap = cx_codec_bound(codec, rawlen);
-				struct varlena *out = palloc(VARHDRSZ_COMPRESSED + cap);
-				int32		n = cx_codec_compress(codec, level, NULL, raw, rawlen,
-												  (char *) out + VARHDRSZ_COMPRESSED, cap);
-
-				if (n < 0 || VARHDRSZ_COMPRESSED + n >= plain_stored_size(rawlen))
-				{
-					pfree(out);
-					return NULL;
-				}
-				SET_VARSIZE_COMPRESSED(out, VARHDRSZ_COMPRESSED + n);
-				set_tcinfo(out, rawlen, TOAST_LZ4_COMPRESSION_ID);
-				return out;
-			}
+			return encode_core_format(codec, level, raw, rawlen,
+									  TOAST_LZ4_COMPRESSION_ID, rawlen);
 
 		case CX_CODEC_ZSTD:
 			{

@@ -70,6 +70,27 @@ is($standby->safe_psql('postgres',
     $primary->safe_psql('postgres', q{SELECT count(*) FROM docs WHERE id BETWEEN 100 AND 200}),
     'index scans on the standby');
 
+# Writing functions refuse on the standby with 25006, naming themselves and
+# the table, before any lock (issue 27, A6; sql/review_readonly.sql tests
+# read-only transactions on a primary).
+my $mix_before = $standby->safe_psql('postgres', $mix);
+for my $call (
+    q{SELECT * FROM recompress_table('docs', 'lz4')},
+    q{SELECT compressx.set_column_codec('docs', 'body', 'lz4')},
+    q{SELECT compressx.reset_column_codec('docs')},
+    q{SELECT compressx.set_column_inline('docs', 'body', 100)},
+    q{SELECT compressx.train_dictionary('docs', 'body')},
+    q{SELECT * FROM compressx.auto_dictionary_run('docs')},
+    q{CALL compressx.recompress_online('docs', 'lz4')},
+    q{SELECT compressx.recompress_online_cleanup('docs')})
+{
+    my ($fn) = $call =~ /(\w+)\('docs'/;
+    my ($rc, $out, $err) = $standby->psql('postgres', "\\set VERBOSITY verbose\n$call");
+    like($err, qr/ERROR:  25006: cannot execute \Q$fn\E\(\) in a read-only transaction.*CONTEXT:  \Q$fn\E\(\) on relation public\.docs/s,
+        "standby: $fn() refused with 25006");
+}
+is($standby->safe_psql('postgres', $mix), $mix_before, 'standby: nothing changed');
+
 my $before = $primary->safe_psql('postgres', $state);
 $standby->promote;
 $standby->safe_psql('postgres', q{INSERT INTO docs VALUES (5000, repeat('after promotion ', 100), '{}', 0)});
