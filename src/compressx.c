@@ -28,6 +28,7 @@
 
 #include "am/am.h"
 #include "am/rewrite.h"
+#include "catalog/citus.h"
 #include "catalog/dict.h"
 #include "catalog/dict_auto.h"
 #include "catalog/settings.h"
@@ -50,6 +51,7 @@ _PG_init(void)
 	cx_write_init();
 	cx_inspect_init();
 	cx_decoder_init();
+	cx_citus_init();
 
 	MarkGUCPrefixReserved("compressx");
 }

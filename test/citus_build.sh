@@ -11,6 +11,9 @@
 #   test/citus_build.sh 15|18
 #
 #   CX_COMPILE_CACHE   cache directory (/opt/compressx-cache)
+#   CX_PGBIN           (15) the bin directory of another installation of 15
+#                      (a relocated copy of Debian's, see test/lib.sh):
+#                      the build against Debian's headers is installed there
 #   CX_CITUS_JOBS      make -j (number of cores)
 #
 # Citus 13.2.2 declares have_createdb_privilege() static inline for
@@ -30,12 +33,14 @@ log() { printf '== citus build [%ds]: %s\n' "$(( $(date +%s) - start ))" "$*" >&
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
 case $major in
-    15) ver=13.2.2; pg_config=/usr/lib/postgresql/15/bin/pg_config ;;
+    15) ver=13.2.2; pg_config=/usr/lib/postgresql/15/bin/pg_config
+        [ -n "${CX_PGBIN:-}" ] && install_config=$CX_PGBIN/pg_config ;;
     18) ver=14.0.1
         bash "$root/test/compile_check.sh" --build 18 >/dev/null
         pg_config=$cache/pg18/bin/pg_config ;;
     *) echo "$0: no Citus build for PostgreSQL $major here (15 and 18)" >&2; exit 2 ;;
 esac
+install_config=${install_config:-$pg_config}
 archive=$root/vendor/citus/citus-$ver.tar.gz
 [ -f "$archive" ] || { log "missing $archive"; exit 1; }
 
@@ -79,9 +84,9 @@ if [ ! -f "$dir/.compressx-citus-build" ] || [ "$(cat "$dir/.compressx-citus-bui
         { grep -E 'error|Error' "$dir.log" | tail -n 20 >&2; log "Citus $ver: build failed"; exit 1; }
     echo "$key" >"$dir/.compressx-citus-build"
 fi
-log "installing Citus $ver into $("$pg_config" --pkglibdir)"
-as_root make -C "$dir" -s install with_llvm=no >>"$dir.log" 2>&1 ||
+log "installing Citus $ver into $("$install_config" --pkglibdir)"
+as_root make -C "$dir" -s install with_llvm=no PG_CONFIG="$install_config" >>"$dir.log" 2>&1 ||
     { tail -n 20 "$dir.log" >&2; log "Citus $ver: make install failed"; exit 1; }
-cmp -s "$dir/src/backend/distributed/citus.so" "$("$pg_config" --pkglibdir)/citus.so" ||
-    { log "citus.so in $("$pg_config" --pkglibdir) is not the one built"; exit 1; }
-"$pg_config" --bindir
+cmp -s "$dir/src/backend/distributed/citus.so" "$("$install_config" --pkglibdir)/citus.so" ||
+    { log "citus.so in $("$install_config" --pkglibdir) is not the one built"; exit 1; }
+"$install_config" --bindir

@@ -6,6 +6,9 @@
 # installation, then runs the TAP files.  Ends with "N passed, N failed".
 #
 #   test/citus_suite.sh 15|18
+#
+# CX_PGBIN (15): test in that copy of 15 instead of Debian's (test/lib.sh);
+# Citus and compressx are installed there.
 set -u
 umask 022
 . "$(dirname "$0")/lib.sh"
@@ -22,7 +25,7 @@ if ! bindir=$(bash "$cx_root/test/citus_build.sh" "$v"); then
 fi
 cache=${CX_COMPILE_CACHE:-/opt/compressx-cache}
 # one run at a time per installation: compressx is installed into it
-exec 9>>"$cache/.citus-pg$v.suite.lock" && flock 9
+exec 9>>"$cache/.citus-pg$v-$(echo "$bindir" | md5sum | cut -c1-8).suite.lock" && flock 9
 cx_use_pg "$bindir"
 echo "server: $("$PGBIN/postgres" --version), Citus $(sed -n 's/^default_version = .\([0-9.-]*\).*/\1/p' "$("$PGBIN/pg_config" --sharedir)/extension/citus.control")"
 cx_build_install_copy

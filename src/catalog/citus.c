@@ -29,6 +29,7 @@
 #include "commands/extension.h"
 #include "executor/spi.h"
 #include "fmgr.h"
+#include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "storage/lmgr.h"
 #include "utils/builtins.h"
@@ -53,6 +54,12 @@ static text *table_state(Oid relid);
 static char *quoted_name(Oid relid);
 static Oid	rel_owner(Oid relid);
 static void citus_xact_callback(XactEvent event, void *arg);
+static void citus_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+								   SubTransactionId parentSubid, void *arg);
+static void register_callbacks(void);
+
+/* compressx.citus_send_in_transaction */
+static bool send_in_transaction = true;
 
 /* see citus_xact_callback */
 #define CITUS_PENDING_MAX 64
@@ -135,6 +142,37 @@ citus_table_is_new(Oid relid)
 	(void) citus_lookup("pg_dist_partition", "logicalrelid", F_OIDEQ,
 						ObjectIdGetDatum(relid), "logicalrelid", &found, &is_new);
 	return found && is_new;
+}
+
+void
+cx_citus_init(void)
+{
+	DefineCustomBoolVariable("compressx.citus_send_in_transaction",
+							 "Sends the compression settings of Citus tables to the other nodes inside the coordinator's transaction, where Citus allows it.",
+							 "Off: they are sent when the transaction commits, each node in a transaction of its own, as with Citus builds for PostgreSQL 16 and later (for tests).",
+							 &send_in_transaction, true,
+							 PGC_SUSET, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
+}
+
+/*
+ * The md5 of the settings rows of relid on this node and their
+ * dictionaries' contents (not their ids), columns by name: equal on two
+ * nodes when they encode relid's columns alike.
+ */
+text *
+cx_citus_settings_digest(Oid relid)
+{
+	Oid			types[1] = {OIDOID};
+	Datum		values[1];
+
+	values[0] = ObjectIdGetDatum(relid);
+	return cx_settings_exec_text(
+		"SELECT pg_catalog.md5(COALESCE(pg_catalog.string_agg(pg_catalog.jsonb_build_array("
+		"s.attname, s.codec, s.level, s.min_size, pg_catalog.to_jsonb(s)->'inline_max', "
+		"pg_catalog.md5(d.dict))::text, ';' ORDER BY s.attname), '')) "
+		"FROM compressx.column_settings s LEFT JOIN compressx.dictionaries d "
+		"ON d.dict_id = s.dict_id AND d.relid = s.relid WHERE s.relid = $1",
+		1, types, values, NULL);
 }
 
 /* Whether this node is the coordinator (Citus group 0). */
@@ -291,6 +329,8 @@ send_function(void)) (const char *)
 	static bool looked = false;
 	static void (*send) (const char *) = NULL;
 
+	if (!send_in_transaction)
+		return NULL;
 	if (!looked)
 	{
 		send = (void (*) (const char *))
@@ -301,9 +341,21 @@ send_function(void)) (const char *)
 	return send;
 }
 
-/* Relations to send at commit, when Citus's function is not there. */
+/*
+ * Relations to send at commit, when Citus's function is not there, each
+ * with the subtransaction that asked first: a rollback to a savepoint
+ * forgets what was asked after it (citus_subxact_callback).
+ */
 static Oid	deferred[CITUS_PENDING_MAX];
+static SubTransactionId deferred_subid[CITUS_PENDING_MAX];
 static int	ndeferred = 0;
+
+/*
+ * Names of the tables whose settings went to the other nodes at commit,
+ * each node in a transaction of its own (in TopTransactionContext): if this
+ * transaction aborts after that, they are named in a warning.
+ */
+static List *pushed_outside = NIL;
 
 static void
 defer_push(Oid relid)
@@ -316,7 +368,43 @@ defer_push(Oid relid)
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("too many Citus tables change their compression settings in one transaction"),
 				 errhint("Change the settings of at most %d tables per transaction.", CITUS_PENDING_MAX)));
+	deferred_subid[ndeferred] = GetCurrentSubTransactionId();
 	deferred[ndeferred++] = relid;
+}
+
+static void
+citus_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+					   SubTransactionId parentSubid, void *arg)
+{
+	int			kept = 0;
+
+	if (event != SUBXACT_EVENT_COMMIT_SUB && event != SUBXACT_EVENT_ABORT_SUB)
+		return;
+	for (int i = 0; i < ndeferred; i++)
+	{
+		if (deferred_subid[i] != mySubid)
+		{
+			deferred_subid[kept] = deferred_subid[i];
+			deferred[kept++] = deferred[i];
+		}
+		else if (event == SUBXACT_EVENT_COMMIT_SUB)
+		{
+			deferred_subid[kept] = parentSubid;
+			deferred[kept++] = deferred[i];
+		}
+		/* SUBXACT_EVENT_ABORT_SUB: forgotten */
+	}
+	ndeferred = kept;
+}
+
+static void
+register_callbacks(void)
+{
+	if (xact_callback_registered)
+		return;
+	RegisterXactCallback(citus_xact_callback, NULL);
+	RegisterSubXactCallback(citus_subxact_callback, NULL);
+	xact_callback_registered = true;
 }
 
 /*
@@ -380,11 +468,7 @@ cx_citus_push(Oid relid)
 	else
 	{
 		/* at commit, when this transaction's changes are final */
-		if (!xact_callback_registered)
-		{
-			RegisterXactCallback(citus_xact_callback, NULL);
-			xact_callback_registered = true;
-		}
+		register_callbacks();
 		defer_push(relid);
 	}
 }
@@ -515,11 +599,7 @@ cx_citus_stash_dropped(Oid relid)
 		!cx_has_settings_rows(relid))
 		return;
 	state = table_state(relid);
-	if (!xact_callback_registered)
-	{
-		RegisterXactCallback(citus_xact_callback, NULL);
-		xact_callback_registered = true;
-	}
+	register_callbacks();
 	old = MemoryContextSwitchTo(TopTransactionContext);
 	d = palloc(sizeof(DroppedState));
 	d->nsp = get_rel_namespace(relid);
@@ -640,6 +720,25 @@ citus_xact_callback(XactEvent event, void *arg)
 				 errdetail("This build of Citus can send them to the other nodes only when the transaction commits.")));
 	if (event != XACT_EVENT_PRE_COMMIT)
 	{
+		if (event == XACT_EVENT_ABORT && pushed_outside != NIL)
+		{
+			/*
+			 * Something failed after the settings were sent: the other
+			 * nodes committed them, this node did not.
+			 */
+			StringInfoData names;
+
+			initStringInfo(&names);
+			foreach(lc, pushed_outside)
+				appendStringInfo(&names, "%s%s", names.len > 0 ? ", " : "",
+								 (char *) lfirst(lc));
+			ereport(WARNING,
+					(errcode(ERRCODE_TRANSACTION_RESOLUTION_UNKNOWN),
+					 errmsg("the other nodes kept compression settings that this transaction did not commit"),
+					 errdetail("They were sent at commit, each node in a transaction of its own, for: %s.",
+							   names.data),
+					 errhint("Call SELECT * FROM compressx.citus_settings_repair() to send the coordinator's settings again.")));
+		}
 		if (event == XACT_EVENT_ABORT || event == XACT_EVENT_COMMIT ||
 			event == XACT_EVENT_PARALLEL_ABORT || event == XACT_EVENT_PREPARE)
 		{
@@ -647,6 +746,7 @@ citus_xact_callback(XactEvent event, void *arg)
 			ndeferred = 0;
 			dropped = NIL;		/* in TopTransactionContext */
 			restored = NIL;
+			pushed_outside = NIL;
 		}
 		return;
 	}
@@ -696,7 +796,16 @@ citus_xact_callback(XactEvent event, void *arg)
 					 errhint("Call SELECT compressx.citus_push(%s) after this transaction.",
 							 quoted_name(deferred[i]))));
 		else
+		{
+			MemoryContext old;
+
 			push_outside_transaction(deferred[i], apply_command(deferred[i]));
+			old = MemoryContextSwitchTo(TopTransactionContext);
+			pushed_outside = lappend(pushed_outside,
+									 pstrdup(quote_qualified_identifier(get_namespace_name(get_rel_namespace(deferred[i])),
+																		get_rel_name(deferred[i]))));
+			MemoryContextSwitchTo(old);
+		}
 	}
 	ndeferred = 0;
 	PopActiveSnapshot();
@@ -710,11 +819,7 @@ cx_citus_note_invalidation(Oid relid)
 	 * preloaded): callbacks run newest first, so this one sends its
 	 * commands before Citus prepares the remote transactions.
 	 */
-	if (!xact_callback_registered)
-	{
-		RegisterXactCallback(citus_xact_callback, NULL);
-		xact_callback_registered = true;
-	}
+	register_callbacks();
 	if (IsTransactionState() && relid >= FirstNormalObjectId)
 		saw_invalidation = true;
 }

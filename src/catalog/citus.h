@@ -37,6 +37,15 @@ extern bool cx_citus_is_table(Oid relid);
  */
 extern bool cx_citus_fan_out(Oid relid);
 
+/* Defines compressx.citus_send_in_transaction (from _PG_init). */
+extern void cx_citus_init(void);
+
+/*
+ * A digest of the settings of relid on this node and of their
+ * dictionaries' contents, equal on two nodes that encode relid alike.
+ */
+extern text *cx_citus_settings_digest(Oid relid);
+
 /* Whether this node is the Citus coordinator (group 0). */
 extern bool cx_citus_on_coordinator(void);
 

@@ -33,6 +33,7 @@
 PG_FUNCTION_INFO_V1(compressx_citus_apply);
 PG_FUNCTION_INFO_V1(compressx_citus_in_fan_out);
 PG_FUNCTION_INFO_V1(compressx_citus_push);
+PG_FUNCTION_INFO_V1(compressx_citus_settings_digest);
 
 bool
 cx_citus_fan_out_srf(FunctionCallInfo fcinfo, Oid relid, const char *wrapper)
@@ -101,6 +102,7 @@ compressx_citus_apply(PG_FUNCTION_ARGS)
 	Oid			relid;
 	char	   *version;
 	char	   *mine;
+	int			save_nestlevel;
 
 	cx_prevent_if_read_only("citus_apply", PG_ARGISNULL(0) ? InvalidOid : PG_GETARG_OID(0));
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2))
@@ -124,11 +126,14 @@ compressx_citus_apply(PG_FUNCTION_ARGS)
 	 * Sent outside the coordinator's transaction (Citus builds without
 	 * SendCommandToWorkersWithMetadata), this can wait on locks that
 	 * transaction holds here, while it waits for this: fail rather than
-	 * hang.
+	 * hang.  The timeout holds for this call only (its own GUC nest level):
+	 * the rest of the transaction that called it keeps its own.
 	 */
+	save_nestlevel = NewGUCNestLevel();
 	(void) set_config_option("lock_timeout", "2s", PGC_USERSET, PGC_S_SESSION,
-							 GUC_ACTION_LOCAL, true, 0, false);
+							 GUC_ACTION_SAVE, true, 0, false);
 	LockRelationOid(relid, ShareUpdateExclusiveLock);
+	AtEOXact_GUC(true, save_nestlevel);
 	cx_check_settings_target(relid);
 
 	cx_citus_apply_state(relid, cstring_to_text(DatumGetCString(DirectFunctionCall1(jsonb_out,
@@ -161,6 +166,21 @@ compressx_citus_push(PG_FUNCTION_ARGS)
 				 errmsg("compressx.citus_push() runs on the coordinator")));
 	cx_citus_push(relid);
 	PG_RETURN_VOID();
+}
+
+/*
+ * compressx.citus_settings_digest(rel regclass) RETURNS text
+ *	  A digest of the settings of rel on this node and their dictionaries'
+ *	  contents: compressx.citus_settings_check compares the coordinator's
+ *	  with every worker's.  Owner only.
+ */
+Datum
+compressx_citus_settings_digest(PG_FUNCTION_ARGS)
+{
+	Oid			relid = PG_GETARG_OID(0);
+
+	cx_check_settings_target(relid);
+	PG_RETURN_TEXT_P(cx_citus_settings_digest(relid));
 }
 
 /*
