@@ -7,6 +7,7 @@ OBJS = \
 	src/catalog/relation.o \
 	src/catalog/settings.o \
 	src/catalog/dict.o \
+	src/catalog/dict_dropped.o \
 	src/catalog/dict_auto.o \
 	src/catalog/citus.o \
 	src/am/am.o \
