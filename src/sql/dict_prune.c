@@ -512,7 +512,9 @@ cx_autodict_prune(Oid relid, bool in_worker)
 				cx_autodict_count_pruned(relid, attnum, 1);
 			results = lappend(results,
 							  cx_autodict_result(relid, c->attname, "pruned", c->dict_id,
-									 psprintf("Dictionary %d was deleted: no stored value names it.",
+									 psprintf(mark ?
+											  "Dictionary %d was retired: no stored value names it; it is deleted once no replication slot may still decode values that name it." :
+											  "Dictionary %d was deleted: no stored value names it.",
 											  c->dict_id)));
 		}
 	}

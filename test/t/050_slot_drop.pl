@@ -60,6 +60,9 @@ $node->safe_psql('postgres', q{
     INSERT INTO t SELECT g, val(g) FROM generate_series(5001, 5040) g;
     UPDATE t SET body = val(id + 1) WHERE id BETWEEN 5001 AND 5005;
 });
+# a fresh session: compressx's library is not loaded when the table is
+# dropped, so the sql_drop event trigger marks the dictionary (the drops of
+# t2 and t4 below, in the session that made them, go through the drop hook)
 $node->safe_psql('postgres', 'DROP TABLE t');
 # what autovacuum does sooner or later
 $node->safe_psql('postgres', 'VACUUM compressx.dictionaries');
@@ -160,6 +163,62 @@ IPC::Run::run([ 'pg_dump', '--data-only', '-d', $node->connstr('postgres') ],
 like($dump, qr/COPY compressx\.dictionaries/, 'pg_dump dumps the dictionaries table');
 unlike($dump, qr/^\d+\t-\t/m, 'pg_dump leaves out dropped tables\' dictionaries');
 $node->safe_psql('postgres', "SELECT pg_drop_replication_slot('s4')");
+
+# automatic dictionaries: one pruned (no stored value names it any more)
+# while a slot has yet to decode values that used it is kept the same way
+$node->safe_psql('postgres', q{
+    CREATE FUNCTION ad_json(i integer) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+        SELECT json_build_object('id', i, 'name', 'customer ' || i,
+                                 'city', (ARRAY['Paris', 'Lyon', 'Nantes', 'Lille'])[1 + i % 4],
+                                 'status', 'active',
+                                 'note', 'regular customer since ' || (2000 + i % 20))::text $$;
+    CREATE FUNCTION ad_log(i integer) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+        SELECT format('2026-11-%sT12:%s:00Z ERROR [worker-%s] connection to 10.0.%s.%s:5432 reset by peer after %s ms; retrying (attempt %s of 5) in pool "%s"',
+                      10 + i % 20, 10 + i % 50, i % 8, i % 256, (i * 7) % 256, i % 997, 1 + i % 5,
+                      (ARRAY['orders', 'billing', 'search'])[1 + i % 3]) $$;
+    CREATE TABLE ad (id integer PRIMARY KEY, doc text) USING compressx;
+    INSERT INTO ad SELECT i, ad_json(i) FROM generate_series(1, 2000) i;
+});
+my $ad_settings = q{
+    SET compressx.auto_dictionary_worker = off;
+    SET compressx.auto_dictionary_min_values = 200;
+    SET compressx.auto_dictionary_size = 4096;
+};
+$node->safe_psql('postgres', $ad_settings . q{
+    SELECT compressx.set_column_codec('ad', 'doc', 'zstd', dictionary => 'auto');
+    SELECT count(*) FROM compressx.auto_dictionary_run('ad');
+});
+my $d1 = $node->safe_psql('postgres',
+	"SELECT dictionary FROM compressx.auto_dictionaries WHERE table_name = 'ad'");
+ok($d1 > 0, 'the automatic column has a dictionary');
+$node->safe_psql('postgres', $ad_settings . q{
+    SELECT pg_create_logical_replication_slot('s5', 'compressx_test_decoding');
+    INSERT INTO ad SELECT i, ad_json(i) FROM generate_series(2001, 2100) i;
+    INSERT INTO ad SELECT i, ad_log(i) FROM generate_series(10001, 16000) i;
+    SELECT count(*) FROM compressx.auto_dictionary_run('ad');
+    DELETE FROM ad WHERE id <= 2100;
+    VACUUM ad;
+});
+isnt($node->safe_psql('postgres',
+	"SELECT dictionary FROM compressx.auto_dictionaries WHERE table_name = 'ad'"),
+	$d1, 'a new dictionary replaced it');
+like($node->safe_psql('postgres', $ad_settings .
+	"SELECT string_agg(action, ',') FROM compressx.auto_dictionary_run('ad') WHERE dictionary = $d1"),
+	qr/pruned/, 'the old one is pruned');
+is($node->safe_psql('postgres',
+	"SELECT relid::oid = 0 AND dropped IS NOT NULL FROM compressx.dictionaries WHERE dict_id = $d1"),
+	't', 'while a slot may need it, it is kept, marked dropped');
+$node->safe_psql('postgres', 'VACUUM compressx.dictionaries');
+($rc, $out, $err) = $node->psql('postgres', q{
+    SELECT count(*), bool_and(data = format('table public.ad: INSERT: id[integer]:%s doc[text]:''%s''',
+                                            substring(data from 'id\[integer\]:(\d+)')::int,
+                                            ad_json(substring(data from 'id\[integer\]:(\d+)')::int)))
+    FROM pg_logical_slot_peek_changes('s5', NULL, NULL)
+    WHERE data ~ '^table public.ad: INSERT: id\[integer\]:2[01]\d\d '});
+is("$out/$err", '100|t/', 'the slot decodes the values that used the pruned dictionary');
+$node->safe_psql('postgres', "SELECT pg_drop_replication_slot('s5')");
+is($node->safe_psql('postgres', 'SELECT compressx.purge_dropped_dictionaries()'),
+	'1', 'with the slot gone, purge deletes it');
 
 $node->stop;
 done_testing();
