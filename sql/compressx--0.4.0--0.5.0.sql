@@ -13,7 +13,7 @@
 -- transaction (src/catalog/dict_dropped.c); such rows are not dumped.
 ALTER TABLE compressx.dictionaries ADD COLUMN dropped pg_catalog.xid8;
 COMMENT ON COLUMN compressx.dictionaries.dropped IS
-'the transaction that dropped the dictionary''s table (relid is then 0): kept while a replication slot may still decode values that use it, then deleted by compressx.purge_dropped_dictionaries() or the next DROP TABLE';
+'the transaction that dropped the dictionary''s table, or retired the automatic dictionary (relid is then 0): kept while a replication slot may still decode values that use it, then deleted by the next DROP TABLE, automatic-dictionary check or compressx.purge_dropped_dictionaries()';
 SELECT pg_catalog.pg_extension_config_dump('compressx.dictionaries', 'WHERE dropped IS NULL');
 
 CREATE FUNCTION compressx.purge_dropped_dictionaries()

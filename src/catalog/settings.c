@@ -1161,7 +1161,6 @@ compressx_on_sql_drop(PG_FUNCTION_ARGS)
 
 		/* kept, marked dropped, while a slot may need them (dict_dropped.c) */
 		if (cx_dict_has_dropped_column(dicts) && cx_dict_slots_may_decode())
-		{
 			cx_settings_exec("UPDATE compressx.dictionaries s "
 							 "SET relid = 0::pg_catalog.oid::pg_catalog.regclass, "
 							 "dropped = pg_catalog.pg_current_xact_id() "
@@ -1171,19 +1170,18 @@ compressx_on_sql_drop(PG_FUNCTION_ARGS)
 							 "AND d.objsubid OPERATOR(pg_catalog.=) 0 "
 							 "AND NOT s.shared",
 							 0, NULL, NULL, NULL);
-		}
 		else
-		cx_settings_exec(has_shared ?
-						 "DELETE FROM compressx.dictionaries s "
-						 "USING pg_catalog.pg_event_trigger_dropped_objects() d "
-						 "WHERE d.classid = 'pg_catalog.pg_class'::pg_catalog.regclass "
-						 "AND d.objid = s.relid::pg_catalog.oid AND d.objsubid = 0 "
-						 "AND NOT s.shared" :
-						 "DELETE FROM compressx.dictionaries s "
-						 "USING pg_catalog.pg_event_trigger_dropped_objects() d "
-						 "WHERE d.classid = 'pg_catalog.pg_class'::pg_catalog.regclass "
-						 "AND d.objid = s.relid::pg_catalog.oid AND d.objsubid = 0",
-						 0, NULL, NULL, NULL);
+			cx_settings_exec(has_shared ?
+							 "DELETE FROM compressx.dictionaries s "
+							 "USING pg_catalog.pg_event_trigger_dropped_objects() d "
+							 "WHERE d.classid = 'pg_catalog.pg_class'::pg_catalog.regclass "
+							 "AND d.objid = s.relid::pg_catalog.oid AND d.objsubid = 0 "
+							 "AND NOT s.shared" :
+							 "DELETE FROM compressx.dictionaries s "
+							 "USING pg_catalog.pg_event_trigger_dropped_objects() d "
+							 "WHERE d.classid = 'pg_catalog.pg_class'::pg_catalog.regclass "
+							 "AND d.objid = s.relid::pg_catalog.oid AND d.objsubid = 0",
+							 0, NULL, NULL, NULL);
 		purge_dropped_once(dicts);
 	}
 	PG_RETURN_VOID();
@@ -1307,7 +1305,6 @@ delete_rows_of(Oid tableoid, AttrNumber relid_attno, Oid relid,
  * compressx's own tables, or for temporary tables (they cannot have
  * settings or dictionaries).
  */
-
 static void
 cx_object_access(ObjectAccessType access, Oid classId, Oid objectId,
 				 int subId, void *arg)

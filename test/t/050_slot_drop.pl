@@ -132,6 +132,13 @@ $node->safe_psql('postgres', q{
 });
 is($node->safe_psql('postgres', 'SELECT count(*) FROM compressx.dictionaries WHERE dropped IS NOT NULL'),
 	'1', 'dropped with a slot behind: kept');
+$node->safe_psql('postgres', 'VACUUM compressx.dictionaries');
+is($node->safe_psql('postgres', q{
+    SELECT toast_values('compressx.dictionaries') > 0,
+           (SELECT data FROM pg_logical_slot_peek_changes('s3', NULL, NULL)
+            WHERE data LIKE 'table public.t2: INSERT:%') =
+           format('table public.t2: INSERT: id[integer]:1 body[text]:''%s''', val(1))}),
+	't|t', 'its out-of-line bytes stay, and the slot decodes the row after the drop');
 $node->safe_psql('postgres', q{
     SELECT pg_drop_replication_slot('s3');
     DROP TABLE other;
