@@ -563,6 +563,7 @@ form_sample_tuple(CxTupleTableSlot *cslot)
 	HeapTuple	stored = ExecFetchSlotHeapTuple(cslot->child, false, NULL);
 	Datum	   *values = palloc(sizeof(Datum) * Max(desc->natts, 1));
 	bool	   *isnull = palloc(sizeof(bool) * Max(desc->natts, 1));
+	bool	   *copied = palloc0(sizeof(bool) * Max(desc->natts, 1));
 	HeapTuple	tuple;
 
 	heap_deform_tuple(stored, desc, values, isnull);
@@ -586,12 +587,19 @@ form_sample_tuple(CxTupleTableSlot *cslot)
 			values[i] = PointerGetDatum(p);
 		}
 		else
+		{
 			values[i] = PointerGetDatum(plain);
+			copied[i] = true;	/* heap_form_tuple copies it */
+		}
 	}
 	tuple = heap_form_tuple(desc, values, isnull);
 	copy_tuple_header(tuple, stored);
+	for (int i = 0; i < desc->natts; i++)
+		if (copied[i])
+			pfree(DatumGetPointer(values[i]));
 	pfree(values);
 	pfree(isnull);
+	pfree(copied);
 	return tuple;
 }
 
