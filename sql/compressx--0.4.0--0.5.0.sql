@@ -312,3 +312,20 @@ $$;
 
 COMMENT ON FUNCTION compressx.citus_settings_repair() IS
 'on the coordinator: send the compression settings and dictionaries of every Citus table citus_settings_check reports to the other nodes again (citus_push); returns those tables';
+-- Item 14: a DROP TABLE must not stop a lagging logical slot.  A dictionary
+-- of a dropped table (or a retired automatic one) that a replication slot
+-- may still need for decoding is kept, with relid 0 and the dropping
+-- transaction in "dropped", until every slot's catalog_xmin has passed that
+-- transaction (src/catalog/dict_dropped.c); such rows are not dumped.
+ALTER TABLE compressx.dictionaries ADD COLUMN dropped pg_catalog.xid8;
+COMMENT ON COLUMN compressx.dictionaries.dropped IS
+'the transaction that dropped the dictionary''s table, or retired the automatic dictionary (relid is then 0): kept while a replication slot may still decode values that use it, then deleted by the next DROP TABLE, automatic-dictionary check or compressx.purge_dropped_dictionaries()';
+SELECT pg_catalog.pg_extension_config_dump('compressx.dictionaries', 'WHERE dropped IS NULL');
+
+CREATE FUNCTION compressx.purge_dropped_dictionaries()
+RETURNS integer
+AS 'MODULE_PATHNAME', 'compressx_purge_dropped_dictionaries'
+LANGUAGE C VOLATILE STRICT;
+REVOKE ALL ON FUNCTION compressx.purge_dropped_dictionaries() FROM PUBLIC;
+COMMENT ON FUNCTION compressx.purge_dropped_dictionaries() IS
+'delete the dictionaries of dropped tables that no replication slot may still need; returns how many (DROP TABLE does this too)';

@@ -147,6 +147,7 @@ cx_scan_analyze_next_tuple(TableScanDesc scan, TransactionId OldestXmin,
 {
 	TupleTableSlot *child = cx_slot_begin_fetch(slot);
 
+	cx_slot_set_analyze(slot);
 	return cx_slot_end_fetch(slot,
 							 cx_heap->scan_analyze_next_tuple(scan, OldestXmin,
 															  liverows, deadrows,

@@ -34,6 +34,13 @@ extern const struct varlena *cx_placeholder_stored(Datum value);
 /* The child slot when it holds the presented tuple, else NULL. */
 extern TupleTableSlot *cx_slot_valid_child(TupleTableSlot *slot);
 
+/*
+ * Mark slot as ANALYZE's sample slot: its heap tuple copies then hold
+ * out-of-line values as indirect pointers to their decoded bytes, so that
+ * ANALYZE measures widths as it does for heap (slot.c, form_sample_tuple).
+ */
+extern void cx_slot_set_analyze(TupleTableSlot *slot);
+
 /* The slot holding slot's stored forms: a compressx slot's child, or slot. */
 static inline TupleTableSlot *
 cx_slot_stored(TupleTableSlot *slot)

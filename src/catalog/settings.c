@@ -75,6 +75,7 @@
 #include "catalog/relation.h"
 #include "catalog/citus.h"
 #include "catalog/settings.h"
+#include "catalog/dict_dropped.h"
 
 PG_FUNCTION_INFO_V1(compressx_set_column_codec);
 PG_FUNCTION_INFO_V1(compressx_set_column_inline);
@@ -1167,6 +1168,24 @@ compressx_on_ddl_end(PG_FUNCTION_ARGS)
 	PG_RETURN_VOID();
 }
 
+/* the transaction whose drops purged dropped dictionaries last */
+static FullTransactionId purged_in_xact = {0};
+
+/*
+ * Delete the dictionaries of earlier drops that no replication slot needs
+ * now (catalog/dict_dropped.c), once per dropping transaction.
+ */
+static void
+purge_dropped_once(Oid dicts_oid)
+{
+	if (!OidIsValid(dicts_oid) ||
+		FullTransactionIdEquals(purged_in_xact, GetTopFullTransactionId()))
+		return;
+	purged_in_xact = GetTopFullTransactionId();
+	if (cx_dict_purge_dropped(dicts_oid) > 0)
+		CacheInvalidateRelcacheByRelid(dicts_oid);
+}
+
 /*
  * Event trigger on sql_drop: settings go with their table or column.
  *
@@ -1191,17 +1210,30 @@ compressx_on_sql_drop(PG_FUNCTION_ARGS)
 		Oid			dicts = cx_extension_table_oid("dictionaries");
 		bool		has_shared = OidIsValid(dicts) && get_attnum(dicts, "shared") > 0;
 
-		cx_settings_exec(has_shared ?
-						 "DELETE FROM compressx.dictionaries s "
-						 "USING pg_catalog.pg_event_trigger_dropped_objects() d "
-						 "WHERE d.classid = 'pg_catalog.pg_class'::pg_catalog.regclass "
-						 "AND d.objid = s.relid::pg_catalog.oid AND d.objsubid = 0 "
-						 "AND NOT s.shared" :
-						 "DELETE FROM compressx.dictionaries s "
-						 "USING pg_catalog.pg_event_trigger_dropped_objects() d "
-						 "WHERE d.classid = 'pg_catalog.pg_class'::pg_catalog.regclass "
-						 "AND d.objid = s.relid::pg_catalog.oid AND d.objsubid = 0",
-						 0, NULL, NULL, NULL);
+		/* kept, marked dropped, while a slot may need them (dict_dropped.c) */
+		if (cx_dict_has_dropped_column(dicts) && cx_dict_slots_may_decode())
+			cx_settings_exec("UPDATE compressx.dictionaries s "
+							 "SET relid = 0::pg_catalog.oid::pg_catalog.regclass, "
+							 "dropped = pg_catalog.pg_current_xact_id() "
+							 "FROM pg_catalog.pg_event_trigger_dropped_objects() d "
+							 "WHERE d.classid = 'pg_catalog.pg_class'::pg_catalog.regclass "
+							 "AND d.objid OPERATOR(pg_catalog.=) s.relid::pg_catalog.oid "
+							 "AND d.objsubid OPERATOR(pg_catalog.=) 0 "
+							 "AND NOT s.shared",
+							 0, NULL, NULL, NULL);
+		else
+			cx_settings_exec(has_shared ?
+							 "DELETE FROM compressx.dictionaries s "
+							 "USING pg_catalog.pg_event_trigger_dropped_objects() d "
+							 "WHERE d.classid = 'pg_catalog.pg_class'::pg_catalog.regclass "
+							 "AND d.objid = s.relid::pg_catalog.oid AND d.objsubid = 0 "
+							 "AND NOT s.shared" :
+							 "DELETE FROM compressx.dictionaries s "
+							 "USING pg_catalog.pg_event_trigger_dropped_objects() d "
+							 "WHERE d.classid = 'pg_catalog.pg_class'::pg_catalog.regclass "
+							 "AND d.objid = s.relid::pg_catalog.oid AND d.objsubid = 0",
+							 0, NULL, NULL, NULL);
+		purge_dropped_once(dicts);
 	}
 	PG_RETURN_VOID();
 }
@@ -1381,9 +1413,24 @@ cx_object_access(ObjectAccessType access, Oid classId, Oid objectId,
 	 * stay, named by the dropped table's OID: a leak, not a value that
 	 * cannot be read.
 	 */
-	if (subId == 0 && OidIsValid(dicts_oid) &&
-		delete_rows_of(dicts_oid, Anum_dict_relid, objectId,
-					   InvalidAttrNumber, InvalidAttrNumber, 0, NULL,
-					   get_attnum(dicts_oid, "shared")) > 0)
-		CacheInvalidateRelcacheByRelid(dicts_oid);
+	if (subId == 0 && OidIsValid(dicts_oid))
+	{
+		AttrNumber	shared_attno = get_attnum(dicts_oid, "shared");
+		int			changed;
+
+		/*
+		 * A replication slot may still decode the table's earlier values:
+		 * keep their dictionaries, marked dropped, until no slot can
+		 * (catalog/dict_dropped.c).
+		 */
+		if (cx_dict_has_dropped_column(dicts_oid) && cx_dict_slots_may_decode())
+			changed = cx_dict_mark_dropped(dicts_oid, objectId, shared_attno);
+		else
+			changed = delete_rows_of(dicts_oid, Anum_dict_relid, objectId,
+									 InvalidAttrNumber, InvalidAttrNumber, 0, NULL,
+									 shared_attno);
+		if (changed > 0)
+			CacheInvalidateRelcacheByRelid(dicts_oid);
+		purge_dropped_once(dicts_oid);
+	}
 }

@@ -73,7 +73,10 @@
  * Logical decoding reads dictionaries with historic snapshots: the
  * dictionaries table is a user_catalog_table, so a deleted row stays, and
  * is seen by slots decoding changes from before the deletion, until every
- * slot's catalog_xmin has passed the deleting transaction.  A hot standby
+ * slot's catalog_xmin has passed the deleting transaction; but its TOAST
+ * relation is cleaned with the data horizon, so while a slot may decode,
+ * step 6 marks the dictionary dropped instead (catalog/dict_dropped.c),
+ * and deletes those marked earlier that no slot needs now.  A hot standby
  * query that still sees an old row version either keeps it on the primary
  * (hot_standby_feedback), where step 5 finds it, or is cancelled by the
  * recovery conflict of its removal before the deletion is replayed.
@@ -94,6 +97,7 @@
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/hsearch.h"
+#include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -104,6 +108,7 @@
 #include "catalog/dict_auto.h"
 #include "catalog/relation.h"
 #include "catalog/settings.h"
+#include "catalog/dict_dropped.h"
 #include "sql/dict_auto_sql.h"
 #include "sql/inspect.h"
 #include "storage/format.h"
@@ -449,6 +454,8 @@ cx_autodict_prune(Oid relid, bool in_worker)
 	Oid			toastoid;
 	List	   *results = NIL;
 	ListCell   *lc;
+	Oid			dicts_oid;
+	bool		mark;
 
 	if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(relid)))
 		return NIL;
@@ -498,6 +505,10 @@ cx_autodict_prune(Oid relid, bool in_worker)
 		scan_uses(rel, toastrel, before.candidates);
 
 		/* 6. */
+		dicts_oid = cx_extension_table_oid("dictionaries");
+		mark = cx_dict_has_dropped_column(dicts_oid) && cx_dict_slots_may_decode();
+		if (cx_dict_purge_dropped(dicts_oid) > 0)
+			CacheInvalidateRelcacheByRelid(dicts_oid);
 		foreach(lc, before.candidates)
 		{
 			Candidate  *c = (Candidate *) lfirst(lc);
@@ -515,7 +526,17 @@ cx_autodict_prune(Oid relid, bool in_worker)
 			}
 			values[0] = ObjectIdGetDatum(relid);
 			values[1] = Int32GetDatum(c->dict_id);
-			if (cx_settings_exec("WITH d AS (DELETE FROM compressx.dictionaries "
+			/*
+			 * A slot may still decode older values that name it: then keep
+			 * it, marked dropped, for as long (catalog/dict_dropped.c).
+			 */
+			if (cx_settings_exec(mark ?
+								 "WITH d AS (UPDATE compressx.dictionaries "
+								 "SET relid = 0::pg_catalog.oid::pg_catalog.regclass, "
+								 "dropped = pg_catalog.pg_current_xact_id() "
+								 "WHERE dict_id = $2 AND relid = $1 AND auto AND NOT shared "
+								 "RETURNING 1) SELECT pg_catalog.count(*)::int4 FROM d" :
+								 "WITH d AS (DELETE FROM compressx.dictionaries "
 								 "WHERE dict_id = $2 AND relid = $1 AND auto AND NOT shared "
 								 "RETURNING 1) SELECT pg_catalog.count(*)::int4 FROM d",
 								 2, types, values, NULL) == 0)
@@ -525,7 +546,9 @@ cx_autodict_prune(Oid relid, bool in_worker)
 				cx_autodict_count_pruned(relid, attnum, 1);
 			results = lappend(results,
 							  cx_autodict_result(relid, c->attname, "pruned", c->dict_id,
-									 psprintf("Dictionary %d was deleted: no stored value names it.",
+									 psprintf(mark ?
+											  "Dictionary %d was retired: no stored value names it; it is deleted once no replication slot may still decode values that name it." :
+											  "Dictionary %d was deleted: no stored value names it.",
 											  c->dict_id)));
 		}
 	}
