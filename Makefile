@@ -7,29 +7,31 @@ OBJS = \
 	src/catalog/relation.o \
 	src/catalog/settings.o \
 	src/catalog/dict.o \
-	src/catalog/dict_dropped.o \
 	src/catalog/dict_auto.o \
-	src/catalog/citus.o \
+	src/catalog/dict_dropped.o \
 	src/am/am.o \
 	src/am/am_index.o \
 	src/am/am_write.o \
 	src/am/rewrite.o \
 	src/am/slot.o \
+	src/citus/citus.o \
+	src/citus/fanout.o \
 	src/sql/advise.o \
-	src/sql/citus_fanout.o \
-	src/sql/dict_auto_sql.o \
-	src/sql/dict_auto_worker.o \
-	src/sql/dict_prune.o \
-	src/sql/dict_train.o \
 	src/sql/frame.o \
 	src/sql/inspect.o \
-	src/sql/online.o \
-	src/sql/online_move.o \
-	src/sql/online_runs.o \
 	src/sql/progress.o \
 	src/sql/recompress.o \
 	src/sql/uninstall.o \
 	src/sql/verify.o \
+	src/dictionaries/auto.o \
+	src/dictionaries/prune.o \
+	src/dictionaries/state.o \
+	src/dictionaries/train.o \
+	src/dictionaries/worker.o \
+	src/online/move.o \
+	src/online/online.o \
+	src/online/run.o \
+	src/online/runs.o \
 	src/logical/decoder.o \
 	src/compressx.o
 

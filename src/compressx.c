@@ -4,20 +4,25 @@
  *	  Module initialization: each layer registers its settings (GUCs, all
  *	  prefixed compressx.) and caches.
  *
- * The source tree is layered; a layer uses only the layers below it:
+ * The source tree is layered; a layer uses only the layers below it, and a
+ * feature's folder stands above the layers it uses (doc/design/layout.md;
+ * test/check_layers.sh checks it):
  *
- *	  sql/		 SQL-facing operations: recompress_table, inspection and
- *				 ratios, verify, advise, frame functions, dictionary training,
- *				 automatic dictionaries and their background worker
- *	  logical/	 logical decoding: the output plugins that decode compressx
- *				 values (beside sql/, using the layers below)
- *	  am/		 the table access method: handler, slot, writes, index
- *				 builds, rewrites
- *	  catalog/	 compressx's tables: per-column settings (cached per
- *				 relation), the dictionary cache, which relations are
- *				 compressx's, when the automatic dictionary worker starts
- *	  storage/	 codecs, and the stored format of one value
- *	  compat.h	 version differences, usable by every layer
+ *	  online/		 recompress_online: procedure, steps, moves, record of runs
+ *	  dictionaries/	 train_dictionary, automatic dictionaries, pruning, worker
+ *	  sql/			 the plain SQL functions: recompress_table, inspection and
+ *					 ratios, verify, advise, frames, progress, uninstall
+ *	  logical/		 logical decoding: the output plugins that decode compressx
+ *					 values (beside sql/)
+ *	  citus/		 Citus: which table a shard follows, sending settings,
+ *					 fan-out of functions to the shards
+ *	  am/			 the table access method: handler, slot, writes, index
+ *					 builds, rewrites
+ *	  catalog/		 compressx's tables: per-column settings (cached per
+ *					 relation), dictionaries and their cache, which relations
+ *					 are compressx's, when the automatic dictionary worker starts
+ *	  storage/		 codecs, and the stored format of one value
+ *	  compat.h		 version differences, usable by every layer
  *
  *-------------------------------------------------------------------------
  */
@@ -28,10 +33,11 @@
 
 #include "am/am.h"
 #include "am/rewrite.h"
-#include "catalog/citus.h"
+#include "citus/citus.h"
 #include "catalog/dict.h"
 #include "catalog/dict_auto.h"
 #include "catalog/settings.h"
+#include "citus/citus.h"
 #include "logical/decoder.h"
 #include "sql/inspect.h"
 #include "storage/codec.h"

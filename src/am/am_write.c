@@ -33,32 +33,17 @@
 #include "postgres.h"
 
 #include "access/detoast.h"
-#include "access/heapam.h"
 #include "access/heaptoast.h"
-#include "access/htup_details.h"
 #include "access/toast_compression.h"
 #include "catalog/catalog.h"
-#include "catalog/pg_type.h"
-#include "access/sysattr.h"
-#include "access/xact.h"
-#include "executor/tuptable.h"
-#include "miscadmin.h"
-#include "nodes/bitmapset.h"
 #include "replication/slot.h"
-#include "storage/lwlock.h"
 #include "storage/bufmgr.h"
 #include "utils/datum.h"
-#include "utils/guc.h"
-#include "utils/memutils.h"
-#include "utils/rel.h"
-#include "utils/relcache.h"
-#include "utils/snapmgr.h"
 
 #include "am/am.h"
 #include "catalog/dict.h"
 #include "catalog/dict_auto.h"
 #include "storage/format.h"
-#include "am/rewrite.h"
 #include "am/slot.h"
 
 /* Decoded size of a stored value, without reading any TOAST data. */
@@ -886,7 +871,7 @@ plan_compresses(TupleDesc desc, const CxRowPlan *plan, const Datum *stored,
 }
 
 /*
- * Online recompression (sql/online.c): replace the stored row version
+ * Online recompression (online/online.c): replace the stored row version
  * oldtup, which the caller has locked with LockTupleExclusive, by a version
  * whose columns with reencode[i] are decoded and encoded afresh with
  * settings; every other column keeps its stored bytes.  This is an UPDATE
@@ -937,37 +922,4 @@ cx_reencode_locked_row(Relation rel, HeapTuple oldtup,
 	MemoryContextSwitchTo(oldcxt);
 	MemoryContextReset(cxt);
 	return result;
-}
-
-/*
- * CLUSTER / VACUUM FULL: every value re-encoded to the current settings;
- * versions that shared an out-of-line value share its new copy.
- */
-static HeapTuple
-cluster_reform(Relation NewHeap, Datum *values, bool *isnull,
-			   const Datum *stored, const bool *stored_nulls, bool live,
-			   void *arg)
-{
-	return cx_encode_row(NewHeap, (CxColumnSetting *) arg, values, isnull,
-						 NULL, stored, stored_nulls, HEAP_INSERT_NO_LOGICAL);
-}
-
-void
-cx_relation_copy_for_cluster(Relation OldTable, Relation NewTable,
-							 Relation OldIndex, bool use_sort,
-							 TransactionId OldestXmin,
-							 TransactionId *xid_cutoff,
-							 MultiXactId *multi_cutoff,
-							 double *num_tuples, double *tups_vacuumed,
-							 double *tups_recently_dead)
-{
-	CxColumnSetting *settings = palloc(sizeof(CxColumnSetting) *
-									   Max(RelationGetDescr(NewTable)->natts, 1));
-
-	/* the settings of the table being rebuilt, named by OID, not by name */
-	cx_resolve_settings_of(NewTable, RelationGetRelid(OldTable), settings);
-	cx_rewrite_copy(OldTable, NewTable, OldIndex, use_sort, OldestXmin,
-					*xid_cutoff, *multi_cutoff, cluster_reform, settings,
-					num_tuples, tups_vacuumed, tups_recently_dead);
-	pfree(settings);
 }

@@ -16,24 +16,11 @@
  */
 #include "postgres.h"
 
-#include "access/genam.h"
-#include "access/heapam.h"
-#include "access/relscan.h"
-#include "access/htup_details.h"
 #include "access/rewriteheap.h"
-#include "access/tableam.h"
-#include "access/xact.h"
 #include "commands/progress.h"
-#include "executor/tuptable.h"
-#include "miscadmin.h"
-#include "pgstat.h"
 #include "storage/bufmgr.h"
-#include "utils/guc.h"
-#include "utils/memutils.h"
-#include "utils/tuplesort.h"
 
 #include "am/am.h"
-#include "compat.h"
 #include "am/rewrite.h"
 #include "am/slot.h"
 
@@ -304,4 +291,37 @@ cx_rewrite_copy(Relation OldHeap, Relation NewHeap, Relation OldIndex,
 	pfree(isnull);
 	pfree(svalues);
 	pfree(snulls);
+}
+
+/*
+ * CLUSTER / VACUUM FULL: every value re-encoded to the current settings;
+ * versions that shared an out-of-line value share its new copy.
+ */
+static HeapTuple
+cluster_reform(Relation NewHeap, Datum *values, bool *isnull,
+			   const Datum *stored, const bool *stored_nulls, bool live,
+			   void *arg)
+{
+	return cx_encode_row(NewHeap, (CxColumnSetting *) arg, values, isnull,
+						 NULL, stored, stored_nulls, HEAP_INSERT_NO_LOGICAL);
+}
+
+void
+cx_relation_copy_for_cluster(Relation OldTable, Relation NewTable,
+							 Relation OldIndex, bool use_sort,
+							 TransactionId OldestXmin,
+							 TransactionId *xid_cutoff,
+							 MultiXactId *multi_cutoff,
+							 double *num_tuples, double *tups_vacuumed,
+							 double *tups_recently_dead)
+{
+	CxColumnSetting *settings = palloc(sizeof(CxColumnSetting) *
+									   Max(RelationGetDescr(NewTable)->natts, 1));
+
+	/* the settings of the table being rebuilt, named by OID, not by name */
+	cx_resolve_settings_of(NewTable, RelationGetRelid(OldTable), settings);
+	cx_rewrite_copy(OldTable, NewTable, OldIndex, use_sort, OldestXmin,
+					*xid_cutoff, *multi_cutoff, cluster_reform, settings,
+					num_tuples, tups_vacuumed, tups_recently_dead);
+	pfree(settings);
 }

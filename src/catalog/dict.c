@@ -2,7 +2,7 @@
  *
  * dict.c
  *	  zstd dictionaries: the per-backend cache of digested dictionaries
- *	  (training is sql/dict_train.c's).
+ *	  (training is dictionaries/train.c's).
  *
  * Small values (a few hundred bytes of JSON, say) compress poorly and
  * slowly one by one: each zstd frame starts with an empty history and
@@ -62,33 +62,14 @@
 #define ZSTD_STATIC_LINKING_ONLY	/* ZSTD_createDDict_byReference, ..CDict_byReference */
 #include <zstd.h>
 
-#include "access/genam.h"
-#include "access/htup_details.h"
-#include "access/table.h"
-#include "catalog/namespace.h"
-#include "catalog/pg_class.h"
-#include "catalog/pg_type.h"
 #include "commands/trigger.h"
-#include "fmgr.h"
 #include "funcapi.h"
-#include "lib/ilist.h"
-#include "lib/stringinfo.h"
-#include "miscadmin.h"
-#include "storage/lmgr.h"
-#include "utils/builtins.h"
 #include "utils/fmgroids.h"
-#include "utils/guc.h"
-#include "utils/hsearch.h"
 #include "utils/inval.h"
-#include "utils/lsyscache.h"
-#include "utils/memutils.h"
-#include "utils/rel.h"
-#include "utils/snapmgr.h"
 
 #include "catalog/dict.h"
 #include "catalog/relation.h"
 #include "storage/format.h"
-#include "catalog/settings.h"
 
 PG_FUNCTION_INFO_V1(compressx_dictionaries_changed);
 PG_FUNCTION_INFO_V1(compressx_dictionary_cache);
@@ -485,4 +466,50 @@ cx_dict_free_digested(void *cdict, void *ddict)
 {
 	ZSTD_freeCDict((ZSTD_CDict *) cdict);
 	ZSTD_freeDDict((ZSTD_DDict *) ddict);
+}
+
+bytea *
+cx_dict_train(List *plain_values, int32 dict_size, int32 *nsamples,
+			  int64 *nbytes, const char **error)
+{
+	StringInfoData samples;
+	size_t	   *sizes = palloc(sizeof(size_t) * Max(list_length(plain_values), 1));
+	unsigned	n = 0;
+	ListCell   *lc;
+	bytea	   *dict = palloc(VARHDRSZ + dict_size);
+	size_t		len;
+
+	initStringInfo(&samples);
+	foreach(lc, plain_values)
+	{
+		struct varlena *plain = (struct varlena *) lfirst(lc);
+		size_t		vlen = Min(VARSIZE_ANY_EXHDR(plain), CX_SAMPLE_VALUE_MAX);
+
+		if (vlen < CX_DICT_MIN_SAMPLE || samples.len + vlen > CX_SAMPLE_TOTAL_MAX)
+			continue;
+		appendBinaryStringInfo(&samples, VARDATA_ANY(plain), vlen);
+		sizes[n++] = vlen;
+	}
+	*nsamples = (int32) n;
+	*nbytes = samples.len;
+	if (n < CX_DICT_MIN_VALUES)
+	{
+		*error = psprintf("only %u values of %d bytes or more, training needs %d",
+						  n, CX_DICT_MIN_SAMPLE, CX_DICT_MIN_VALUES);
+		pfree(samples.data);
+		pfree(sizes);
+		pfree(dict);
+		return NULL;
+	}
+	len = ZDICT_trainFromBuffer(VARDATA(dict), dict_size, samples.data, sizes, n);
+	pfree(samples.data);
+	pfree(sizes);
+	if (ZDICT_isError(len))
+	{
+		*error = ZDICT_getErrorName(len);
+		pfree(dict);
+		return NULL;
+	}
+	SET_VARSIZE(dict, VARHDRSZ + len);
+	return dict;
 }

@@ -7,9 +7,9 @@
  * A column set with dictionary => 'auto' (compressx.column_settings.
  * auto_dictionary) gets a dictionary once it holds enough values, a new
  * one when its values change character, and loses the dictionaries no
- * stored value names any more: sql/dict_auto_sql.c decides,
- * sql/dict_prune.c prunes, compressx.auto_dictionary_run() does both on
- * demand and the background worker (sql/dict_auto_worker.c) does them for
+ * stored value names any more: dictionaries/auto.c decides,
+ * dictionaries/prune.c prunes, compressx.auto_dictionary_run() does both on
+ * demand and the background worker (dictionaries/worker.c) does them for
  * every such column of a database.
  *
  * Which worker.  A dynamic background worker, started by a backend that
@@ -21,7 +21,7 @@
  * worker needs nothing but a free max_worker_processes slot, and work only
  * appears where rows are written (rewrites count: VACUUM FULL can free
  * dictionaries for pruning).  Each worker serves one database, does what
- * is due there while its tables change and exits (sql/dict_auto_worker.c);
+ * is due there while its tables change and exits (dictionaries/worker.c);
  * a session lock with an advisory tag that pg_advisory_lock() cannot make
  * (CX_AUTO_LOCK_KEY, CX_AUTO_LOCK_FIELD4) lets only one run per database,
  * so the others a busy database starts exit at once.  When no

@@ -4,8 +4,8 @@
  *	  Automatic zstd dictionaries (dictionary => 'auto'): settings, and the
  *	  request that starts the background worker.
  *
- * The work itself (training, retraining, pruning) is sql/dict_auto_sql.c's,
- * sql/dict_prune.c's and sql/dict_auto_worker.c's.
+ * The work itself (training, retraining, pruning) is dictionaries/auto.c's,
+ * dictionaries/prune.c's and dictionaries/worker.c's.
  *
  *-------------------------------------------------------------------------
  */
@@ -24,7 +24,7 @@ extern int	cx_auto_sample_rows;	/* compressx.auto_dictionary_sample_rows */
 extern int	cx_auto_dict_size;		/* compressx.auto_dictionary_size, bytes */
 extern bool cx_auto_worker;			/* compressx.auto_dictionary_worker */
 
-/* The background worker's entry point, by name (sql/dict_auto_worker.c). */
+/* The background worker's entry point, by name (dictionaries/worker.c). */
 #define CX_AUTO_WORKER_FUNCTION "compressx_auto_dictionary_main"
 
 /*
@@ -33,7 +33,7 @@ extern bool cx_auto_worker;			/* compressx.auto_dictionary_worker */
  * field 4 is CX_AUTO_LOCK_FIELD4.  pg_advisory_lock() and its kin only make
  * tags with field 4 set to 1 (one bigint key) or 2 (two integer keys), so
  * no SQL session can take this one and keep every worker of the database
- * away; recompress_online's tags use another field 4 (sql/online.h).
+ * away; recompress_online's tags use another field 4 (online/run.h).
  */
 #define CX_AUTO_LOCK_KEY		0x43584144	/* "CXAD" */
 #define CX_AUTO_LOCK_FIELD4		0x4341		/* "CA" */
@@ -43,7 +43,7 @@ extern void cx_autodict_init(void);
 
 /*
  * The background worker: whether this backend is one (set by
- * sql/dict_auto_worker.c), and whether another session wants its database
+ * dictionaries/worker.c), and whether another session wants its database
  * to itself (DROP DATABASE, ALTER DATABASE .. RENAME or SET TABLESPACE,
  * CREATE DATABASE .. TEMPLATE it), which waits 5 s for the other sessions
  * to leave.

@@ -36,44 +36,27 @@
  */
 #include "postgres.h"
 
-#include "access/genam.h"
-#include "access/htup_details.h"
-#include "access/relation.h"
 #include "access/toast_compression.h"
-#include "access/table.h"
-#include "access/xact.h"
 #include "catalog/catalog.h"
-#include "catalog/dependency.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_namespace.h"
 #include "nodes/makefuncs.h"
 #include "catalog/objectaccess.h"
 #include "catalog/partition.h"
-#include "catalog/pg_class.h"
 #include "catalog/pg_inherits.h"
 #include "commands/event_trigger.h"
 #include "commands/extension.h"
 #include "commands/trigger.h"
-#include "executor/spi.h"
-#include "fmgr.h"
 #include "funcapi.h"
-#include "miscadmin.h"
 #include "storage/lmgr.h"
-#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
-#include "utils/guc.h"
-#include "utils/hsearch.h"
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
-#include "utils/memutils.h"
-#include "utils/snapmgr.h"
 #include "utils/syscache.h"
 
-#include "compat.h"
 #include "storage/format.h"
 #include "catalog/relation.h"
-#include "catalog/citus.h"
 #include "catalog/settings.h"
 #include "catalog/dict_dropped.h"
 
@@ -89,6 +72,16 @@ int			cx_default_codec = CX_CODEC_ZSTD;
 int			cx_default_level = 0;
 int			cx_min_size = 64;
 int			cx_inline_max = 1024;
+
+const CxDistributionHooks *cx_distribution = NULL;
+
+/* After a change of relid's settings: other nodes get it (a distributed table). */
+static void
+distribution_push(Oid relid)
+{
+	if (cx_distribution)
+		cx_distribution->push(relid);
+}
 
 const struct config_enum_entry cx_codec_options[] = {
 	{"none", CX_CODEC_NONE, false},
@@ -144,8 +137,6 @@ settings_invalidate(Datum arg, Oid relid)
 {
 	SettingsEntry *entry;
 
-	if (OidIsValid(relid))
-		cx_citus_note_invalidation(relid);
 	if (settings_cache == NULL)
 		return;
 	if (OidIsValid(relid))
@@ -489,7 +480,8 @@ resolve_uncached(Relation rel, Oid relid, CxColumnSetting *out)
 			if (!shell_known)
 			{
 				/* relid is rel, or the table rel is a rewrite of (not new) */
-				shell = cx_citus_shell_of(relid,
+				shell = (cx_distribution == NULL) ? InvalidOid :
+					cx_distribution->shell_of(relid,
 										  relid == RelationGetRelid(rel) &&
 										  rel->rd_createSubid != InvalidSubTransactionId,
 										  &shell_dicts);
@@ -518,7 +510,7 @@ resolve_uncached(Relation rel, Oid relid, CxColumnSetting *out)
 		/*
 		 * A partition following its parent's row trains dictionaries of its
 		 * own (they serve one table); a Citus shard never (its shell's row
-		 * carries no policy: catalog/citus.c sends none).
+		 * carries no policy: citus/citus.c sends none).
 		 */
 		s->dict_auto = s->codec->id == CX_CODEC_ZSTD && cs->dict_auto && !via_shell;
 	}
@@ -618,7 +610,7 @@ cx_store_column_setting(Oid relid, const char *attname, AttrNumber attnum,
 				   * Another codec, and any setting of an lz4 column, retires the
 				   * dictionary: zstd later does not revive it.  An lz4 column
 				   * gets one from train_dictionary() only, so that settings
-				   * written for a move to heap (online_move.c) never keep one.
+				   * written for a move to heap (online/move.c) never keep one.
 				   */
 				  "dict_id = CASE WHEN $4 = 'zstd' THEN s.dict_id END "
 				  "WHERE s.relid = $1 AND s.attnum = $3 RETURNING 1) "
@@ -755,7 +747,7 @@ notice_pending(Oid relid, const char *column, List *rels)
  *							  [, dictionary text DEFAULT NULL])
  *
  * The entry of versions before 0.4.0 (five arguments); 0.4.0's is
- * sql/dict_auto_sql.c's, which takes the dictionary too.
+ * dictionaries/auto.c's, which takes the dictionary too.
  */
 Datum
 compressx_set_column_codec(PG_FUNCTION_ARGS)
@@ -856,7 +848,7 @@ compressx_set_column_inline(PG_FUNCTION_ARGS)
 	}
 	/* Citus tables: the same rows on every node */
 	foreach(lc, rels)
-		cx_citus_push(lfirst_oid(lc));
+		distribution_push(lfirst_oid(lc));
 	PG_RETURN_VOID();
 }
 
@@ -919,7 +911,7 @@ cx_set_column_codec(Oid relid, const char *column, const CxCodec *codec,
 	cx_check_settings_target(relid);
 	LockRelationOid(relid, ShareUpdateExclusiveLock);
 	cx_check_settings_target(relid);
-	if (dictionary == CX_DICT_AUTO && cx_citus_is_table(relid))
+	if (dictionary == CX_DICT_AUTO && cx_distribution && cx_distribution->is_distributed(relid))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("automatic dictionaries are not maintained for Citus table \"%s\"",
@@ -945,7 +937,7 @@ cx_set_column_codec(Oid relid, const char *column, const CxCodec *codec,
 	}
 	/* Citus tables: the same rows on every node */
 	foreach(lc, rels)
-		cx_citus_push(lfirst_oid(lc));
+		distribution_push(lfirst_oid(lc));
 	notice_pending(relid, column, rels);
 	return rels;
 }
@@ -995,7 +987,7 @@ compressx_reset_column_codec(PG_FUNCTION_ARGS)
 					  2, types, values, nulls);
 	}
 	foreach(lc, rels)
-		cx_citus_push(lfirst_oid(lc));
+		distribution_push(lfirst_oid(lc));
 	PG_RETURN_VOID();
 }
 
@@ -1120,7 +1112,8 @@ compressx_settings_changed(PG_FUNCTION_ARGS)
 		if (!isnull && SearchSysCacheExists1(RELOID, relid))
 		{
 			CacheInvalidateRelcacheByRelid(DatumGetObjectId(relid));
-			cx_citus_settings_changed(DatumGetObjectId(relid));
+			if (cx_distribution)
+				cx_distribution->settings_changed(DatumGetObjectId(relid));
 		}
 	}
 	return PointerGetDatum(NULL);
@@ -1154,8 +1147,8 @@ compressx_on_ddl_end(PG_FUNCTION_ARGS)
 														  stmt->newname, -1),
 											 NoLock, true);
 
-		if (OidIsValid(relid))
-			cx_citus_renamed(relid);
+		if (OidIsValid(relid) && cx_distribution)
+			cx_distribution->renamed(relid);
 		PG_RETURN_VOID();
 	}
 	if (stmt->renameType != OBJECT_COLUMN && stmt->renameType != OBJECT_ATTRIBUTE)
@@ -1398,8 +1391,9 @@ cx_object_access(ObjectAccessType access, Oid classId, Oid objectId,
 		attname = get_attname(objectId, (AttrNumber) subId, true);
 	else if (OidIsValid(settings_oid) && !IsCatalogRelationOid(objectId) &&
 			 get_rel_namespace(objectId) != PG_CATALOG_NAMESPACE &&
-			 !OidIsValid(getExtensionOfObject(RelationRelationId, objectId)))
-		cx_citus_stash_dropped(objectId);
+			 !OidIsValid(getExtensionOfObject(RelationRelationId, objectId)) &&
+			 cx_distribution)
+		cx_distribution->dropped(objectId);
 	if (OidIsValid(settings_oid) &&
 		delete_rows_of(settings_oid, Anum_cs_relid, objectId,
 					   Anum_cs_attnum, Anum_cs_attname,

@@ -24,7 +24,7 @@ typedef struct CxColumnSetting
 								 * -1: compressx.inline_max (cx_inline_max_of) */
 	bool		dict_auto;		/* dictionary => 'auto' (zstd only): the
 								 * dictionary is trained and replaced by
-								 * compressx (sql/dict_auto_sql.c) */
+								 * compressx (dictionaries/auto.c) */
 } CxColumnSetting;
 
 /* What set_column_codec's dictionary argument asks for. */
@@ -97,5 +97,29 @@ extern void cx_check_not_own_table(Oid relid);
 
 /* Errors unless column is a variable-length column of relid. */
 extern AttrNumber cx_check_settings_column(Oid relid, const char *column);
+
+
+/*
+ * What a layer that distributes tables over nodes (Citus, src/citus/) adds
+ * to settings: a shard follows its table's settings, and a change of a
+ * distributed table's settings reaches the other nodes.  The layer sets
+ * cx_distribution when it initializes; while it is NULL, tables are local.
+ */
+typedef struct CxDistributionHooks
+{
+	/* the table whose settings shard relid follows here, or InvalidOid */
+	Oid			(*shell_of) (Oid relid, bool new_relation, bool *with_dictionaries);
+	/* whether relid is a distributed table */
+	bool		(*is_distributed) (Oid relid);
+	/* relid's settings rows changed in this transaction: send them on */
+	void		(*push) (Oid relid);
+	/* relid's settings changed: its shards' cached settings are stale */
+	void		(*settings_changed) (Oid relid);
+	/* DDL: a table renamed (to take a replaced table's settings), one dropped */
+	void		(*renamed) (Oid relid);
+	void		(*dropped) (Oid relid);
+} CxDistributionHooks;
+
+extern const CxDistributionHooks *cx_distribution;
 
 #endif							/* COMPRESSX_SETTINGS_H */

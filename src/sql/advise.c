@@ -28,26 +28,16 @@
 
 #include <math.h>
 
-#include "access/htup_details.h"
-#include "access/table.h"
-#include "lib/stringinfo.h"
-#include "fmgr.h"
 #include "funcapi.h"
-#include "miscadmin.h"
-#include "portability/instr_time.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
-#include "utils/memutils.h"
 #include "utils/snapmgr.h"
 
-#include "storage/codec.h"
-#include "compat.h"
 #include "catalog/dict.h"
 #include "catalog/relation.h"
-#include "sql/dict_train.h"
 #include "storage/format.h"
 #include "sql/inspect.h"
-#include "sql/citus_fanout.h"
+#include "citus/fanout.h"
 
 PG_FUNCTION_INFO_V1(compressx_advise);
 

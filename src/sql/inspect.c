@@ -46,7 +46,7 @@
 #include "compat.h"
 #include "storage/format.h"
 #include "sql/inspect.h"
-#include "sql/citus_fanout.h"
+#include "citus/fanout.h"
 
 PG_FUNCTION_INFO_V1(compressx_stored_summary);
 PG_FUNCTION_INFO_V1(compressx_ratio_sample_rows);

@@ -46,7 +46,7 @@
 #include "storage/format.h"
 #include "sql/inspect.h"
 #include "am/slot.h"
-#include "sql/citus_fanout.h"
+#include "citus/fanout.h"
 
 PG_FUNCTION_INFO_V1(compressx_verify);
 

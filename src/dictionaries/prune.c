@@ -1,11 +1,11 @@
 /*-------------------------------------------------------------------------
  *
- * dict_prune.c
+ * prune.c
  *	  Deleting the automatic dictionaries of a table that no stored value
  *	  names any more.
  *
  * A dictionary is a candidate when it is a row of compressx.dictionaries
- * for table T with auto = true (trained by dict_auto_sql.c, never one of
+ * for table T with auto = true (trained by dictionaries/auto.c, never one of
  * train_dictionary()), shared = false (never a Citus table's), named by no
  * column setting of T, and trained for a column of T that still has
  * dictionary => 'auto' (or whose name is gone: renamed or dropped).  It is
@@ -85,31 +85,19 @@
  */
 #include "postgres.h"
 
-#include "access/genam.h"
-#include "access/htup_details.h"
-#include "access/table.h"
-#include "catalog/pg_type.h"
-#include "lib/stringinfo.h"
-#include "miscadmin.h"
 #include "pgstat.h"
 #include "storage/lmgr.h"
-#include "storage/latch.h"
-#include "utils/builtins.h"
 #include "utils/fmgroids.h"
-#include "utils/hsearch.h"
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
-#include "utils/memutils.h"
-#include "utils/rel.h"
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
 
-#include "compat.h"
 #include "catalog/dict_auto.h"
 #include "catalog/relation.h"
-#include "catalog/settings.h"
 #include "catalog/dict_dropped.h"
-#include "sql/dict_auto_sql.h"
+#include "dictionaries/prune.h"
+#include "dictionaries/state.h"
 #include "sql/inspect.h"
 #include "storage/format.h"
 

@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * dict_train.c
+ * train.c
  *	  compressx.train_dictionary(): train a zstd dictionary on a sample of a
  *	  column and make it the column's.
  *
@@ -15,75 +15,22 @@
  */
 #include "postgres.h"
 
-#include <zdict.h>
 
-#include "access/table.h"
 #include "executor/spi.h"
-#include "catalog/pg_type.h"
-#include "fmgr.h"
-#include "lib/stringinfo.h"
-#include "miscadmin.h"
 #include "storage/lmgr.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
-#include "utils/rel.h"
 #include "utils/snapmgr.h"
 
-#include "catalog/citus.h"
+#include "citus/citus.h"
 #include "catalog/relation.h"
 #include "catalog/settings.h"
-#include "sql/dict_train.h"
+#include "catalog/dict.h"
 #include "sql/inspect.h"
 #include "storage/format.h"
 
 PG_FUNCTION_INFO_V1(compressx_train_dictionary);
 PG_FUNCTION_INFO_V1(compressx_value_bytes);
-
-bytea *
-cx_dict_train(List *plain_values, int32 dict_size, int32 *nsamples,
-			  int64 *nbytes, const char **error)
-{
-	StringInfoData samples;
-	size_t	   *sizes = palloc(sizeof(size_t) * Max(list_length(plain_values), 1));
-	unsigned	n = 0;
-	ListCell   *lc;
-	bytea	   *dict = palloc(VARHDRSZ + dict_size);
-	size_t		len;
-
-	initStringInfo(&samples);
-	foreach(lc, plain_values)
-	{
-		struct varlena *plain = (struct varlena *) lfirst(lc);
-		size_t		vlen = Min(VARSIZE_ANY_EXHDR(plain), CX_SAMPLE_VALUE_MAX);
-
-		if (vlen < CX_DICT_MIN_SAMPLE || samples.len + vlen > CX_SAMPLE_TOTAL_MAX)
-			continue;
-		appendBinaryStringInfo(&samples, VARDATA_ANY(plain), vlen);
-		sizes[n++] = vlen;
-	}
-	*nsamples = (int32) n;
-	*nbytes = samples.len;
-	if (n < CX_DICT_MIN_VALUES)
-	{
-		*error = psprintf("only %u values of %d bytes or more, training needs %d",
-						  n, CX_DICT_MIN_SAMPLE, CX_DICT_MIN_VALUES);
-		pfree(samples.data);
-		pfree(sizes);
-		pfree(dict);
-		return NULL;
-	}
-	len = ZDICT_trainFromBuffer(VARDATA(dict), dict_size, samples.data, sizes, n);
-	pfree(samples.data);
-	pfree(sizes);
-	if (ZDICT_isError(len))
-	{
-		*error = ZDICT_getErrorName(len);
-		pfree(dict);
-		return NULL;
-	}
-	SET_VARSIZE(dict, VARHDRSZ + len);
-	return dict;
-}
 
 /*
  * Keep the start of one plain value for training (what training uses:

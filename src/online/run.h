@@ -1,17 +1,18 @@
 /*-------------------------------------------------------------------------
  *
- * online.h
+ * run.h
  *	  What the parts of recompress_online share: the run's state, its
- *	  progress slots and phases, and the steps one part calls in another.
+ *	  progress slots and phases, and the steps every part takes (run.c).
  *
- *	  online.c		 the procedure, the passes and their batches
- *	  online_move.c	 moving a table between heap and compressx
- *	  online_runs.c	 the record of runs, levels, leftovers and cleanup
+ *	  online.c	 the procedure, the passes and their batches
+ *	  run.c		 progress, locks, checks, the owner, commits
+ *	  move.c	 moving a table between heap and compressx (move.h)
+ *	  runs.c	 the record of runs, levels, leftovers and cleanup (runs.h)
  *
  *-------------------------------------------------------------------------
  */
-#ifndef COMPRESSX_ONLINE_H
-#define COMPRESSX_ONLINE_H
+#ifndef COMPRESSX_ONLINE_RUN_H
+#define COMPRESSX_ONLINE_RUN_H
 
 #include "access/htup.h"
 #include "storage/itemptr.h"
@@ -112,10 +113,12 @@ typedef struct OnlineRun
 	MemoryContext cxt;			/* lives as long as the call */
 } OnlineRun;
 
-/* online.c */
+/* run.c */
 extern void cx_online_progress(OnlineRun *run, int idx, int64 val);
 extern void cx_online_report(OnlineRun *run, int phase);
+extern void cx_online_progress_restart(OnlineRun *run);
 extern void cx_online_nap(int64 ms);
+extern void cx_online_lock_table(OnlineRun *run, LOCKMODE mode);
 extern void cx_online_as_owner(OnlineRun *run, Relation rel);
 extern void cx_online_commit(OnlineRun *run);
 extern Relation cx_online_open_checked(OnlineRun *run);
@@ -124,19 +127,4 @@ extern void cx_online_lock_exclusive(OnlineRun *run, Oid relid, LOCKMODE mode, i
 extern void cx_online_claim_table(LOCKTAG *tag, Oid relid);
 extern void cx_online_check_target(Oid relid, bool partitioned_ok);
 
-/* online_move.c */
-extern void cx_online_set_target_for_heap(OnlineRun *run);
-extern uint64 cx_online_settings_mark(Oid relid);
-extern void cx_online_wait_for_writers(OnlineRun *run);
-extern void cx_online_wait_for_old_snapshots(OnlineRun *run);
-extern void cx_online_move_to_compressx(OnlineRun *run);
-extern bool cx_online_move_to_heap(OnlineRun *run, uint64 mark);
-extern bool cx_online_gone_for_all(OnlineRun *run, HeapTuple tuple);
-
-/* online_runs.c */
-extern void cx_online_record_run(OnlineRun *run, Oid relid);
-extern void cx_online_forget_run(Oid relid);
-extern void cx_online_start_relevel(OnlineRun *run);
-extern bool cx_online_table_has_dictionaries(Oid relid);
-
-#endif							/* COMPRESSX_ONLINE_H */
+#endif							/* COMPRESSX_ONLINE_RUN_H */

@@ -1,14 +1,13 @@
 /*-------------------------------------------------------------------------
  *
- * dict_auto_sql.h
- *	  The work on columns with dictionary => 'auto': checking and training
- *	  (dict_auto_sql.c), pruning (dict_prune.c), for compressx.auto_dictionary_run()
- *	  and the background worker (dict_auto_worker.c).
+ * state.h
+ *	  The state of automatic dictionaries (state.c): the rows of
+ *	  compressx.auto_dictionary_state and auto_dictionary_run()'s results.
  *
  *-------------------------------------------------------------------------
  */
-#ifndef COMPRESSX_DICT_AUTO_SQL_H
-#define COMPRESSX_DICT_AUTO_SQL_H
+#ifndef COMPRESSX_DICTIONARIES_STATE_H
+#define COMPRESSX_DICTIONARIES_STATE_H
 
 #include "nodes/pg_list.h"
 
@@ -27,24 +26,6 @@ typedef struct CxAutoResult
 extern CxAutoResult *cx_autodict_result(Oid relid, const char *column,
 										const char *action, int32 dict_id,
 										char *message);
-
-/*
- * Check every column of table relid (a table with storage) whose setting
- * has dictionary => 'auto': train its first dictionary, or a new one when
- * its values changed character, or say why not.  Locks relid
- * ShareUpdateExclusiveLock; in_worker: skip the table when that lock is not
- * free at once.  The caller owns relid (the worker acts as its owner).
- * Returns a List of CxAutoResult; records each column's state.
- */
-extern List *cx_autodict_check(Oid relid, bool in_worker);
-
-/*
- * Delete the dictionaries of relid's automatic columns that no stored value
- * names any more (dict_prune.c has the protocol).  in_worker: wait at most
- * a few seconds for writers, and skip the table when its lock is not free.
- * Returns a List of CxAutoResult.
- */
-extern List *cx_autodict_prune(Oid relid, bool in_worker);
 
 /*
  * Record a column's state in compressx.auto_dictionary_state (as the
@@ -83,4 +64,4 @@ extern void cx_autodict_forget_stale(void);
 /* Whether the extension here is at 0.4.0 or later (has the state table). */
 extern bool cx_autodict_installed(void);
 
-#endif							/* COMPRESSX_DICT_AUTO_SQL_H */
+#endif							/* COMPRESSX_DICTIONARIES_STATE_H */

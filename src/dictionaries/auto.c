@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * dict_auto_sql.c
+ * auto.c
  *	  Automatic zstd dictionaries (dictionary => 'auto'): checking and
  *	  training a column, compressx.auto_dictionary_run(), and the
  *	  set_column_codec() of 0.4.0, which takes the dictionary argument.
@@ -46,7 +46,7 @@
  * trained_ratio) and the column's dict_id: values written from then on
  * name it; values written before keep naming the old one until a rewrite
  * (VACUUM FULL, CLUSTER, recompress_table, recompress_online, UPDATE of the
- * value) re-encodes them.  The old one is deleted by dict_prune.c once no
+ * value) re-encodes them.  The old one is deleted by prune.c once no
  * stored value names it.
  *
  *-------------------------------------------------------------------------
@@ -54,34 +54,23 @@
 #include "postgres.h"
 
 #include "access/detoast.h"
-#include "access/htup_details.h"
-#include "access/table.h"
-#include "catalog/pg_class.h"
 #include "catalog/pg_inherits.h"
-#include "catalog/pg_type.h"
-#include "fmgr.h"
 #include "funcapi.h"
-#include "miscadmin.h"
 #include "storage/lmgr.h"
-#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
-#include "utils/memutils.h"
-#include "utils/rel.h"
 #include "utils/rls.h"
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
 
-#include "compat.h"
-#include "catalog/citus.h"
+#include "citus/citus.h"
 #include "catalog/dict.h"
 #include "catalog/dict_auto.h"
 #include "catalog/relation.h"
-#include "catalog/settings.h"
-#include "sql/dict_auto_sql.h"
-#include "sql/dict_train.h"
+#include "dictionaries/auto.h"
+#include "dictionaries/prune.h"
+#include "dictionaries/state.h"
 #include "sql/inspect.h"
-#include "storage/codec.h"
 #include "storage/format.h"
 
 PG_FUNCTION_INFO_V1(compressx_set_column_codec_dictionary);
@@ -98,13 +87,6 @@ typedef struct AutoSample
 	int			too_large;		/* values left out for their size */
 	List	   *stored;			/* copies of stored values */
 } AutoSample;
-
-bool
-cx_autodict_installed(void)
-{
-	return OidIsValid(cx_extension_table_oid("auto_dictionary_state")) &&
-		cx_settings_have_auto_column();
-}
 
 /*
  * Raw size of a stored value, from its header (inline, compressed, or
@@ -230,101 +212,6 @@ measure_with(List *values, int level, bytea *dict)
 	return ratio;
 }
 
-void
-cx_autodict_record(Oid relid, AttrNumber attnum, const char *state,
-				   int values_seen, const char *action, const char *message,
-				   double ratio_now, double baseline)
-{
-	Oid			types[9] = {OIDOID, INT2OID, TEXTOID, INT4OID, INT4OID, TEXTOID,
-	TEXTOID, FLOAT8OID, FLOAT8OID};
-	Datum		values[9];
-	char		nulls[9] = {' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '};
-
-	values[0] = ObjectIdGetDatum(relid);
-	values[1] = Int16GetDatum(attnum);
-	values[2] = CStringGetTextDatum(state);
-	values[3] = Int32GetDatum(values_seen);
-	nulls[3] = values_seen < 0 ? 'n' : ' ';
-	values[4] = Int32GetDatum(cx_auto_min_values);
-	values[5] = CStringGetTextDatum(action);
-	values[6] = CStringGetTextDatum(message);
-	values[7] = Float8GetDatum(ratio_now);
-	nulls[7] = ratio_now < 0 ? 'n' : ' ';
-	values[8] = Float8GetDatum(baseline);
-	nulls[8] = baseline < 0 ? 'n' : ' ';
-	/* a skipped check keeps what the last one measured */
-	cx_settings_exec("INSERT INTO compressx.auto_dictionary_state AS s "
-					 "(relid, attnum, state, values_seen, values_needed, last_check, "
-					 " last_action, last_message, ratio_now, ratio_baseline, baseline_dict, activity) "
-					 "VALUES ($1, $2, $3, $4, $5, pg_catalog.now(), $6, $7, $8, $9, "
-					 " (SELECT x.dict_id FROM compressx.column_settings x "
-					 "  WHERE x.relid = $1 AND x.attnum = $2), "
-					 " (SELECT " CX_AUTO_ACTIVITY_SQL " FROM pg_catalog.pg_class c WHERE c.oid = $1)) "
-					 "ON CONFLICT (relid, attnum) DO UPDATE SET "
-					 "activity = EXCLUDED.activity, "
-					 "state = EXCLUDED.state, "
-					 "values_seen = COALESCE(EXCLUDED.values_seen, s.values_seen), "
-					 "values_needed = EXCLUDED.values_needed, last_check = EXCLUDED.last_check, "
-					 "last_action = EXCLUDED.last_action, last_message = EXCLUDED.last_message, "
-					 "ratio_now = COALESCE(EXCLUDED.ratio_now, s.ratio_now), "
-					 "ratio_baseline = CASE WHEN EXCLUDED.ratio_baseline IS NULL "
-					 " AND EXCLUDED.state = 'skipped' THEN s.ratio_baseline "
-					 " ELSE EXCLUDED.ratio_baseline END, "
-					 "baseline_dict = CASE WHEN EXCLUDED.ratio_baseline IS NULL "
-					 " AND EXCLUDED.state = 'skipped' THEN s.baseline_dict "
-					 " ELSE EXCLUDED.baseline_dict END",
-					 9, types, values, nulls);
-}
-
-void
-cx_autodict_record_error(Oid relid, const char *message)
-{
-	Oid			types[3] = {OIDOID, TEXTOID, INT4OID};
-	Datum		values[3];
-
-	values[0] = ObjectIdGetDatum(relid);
-	values[1] = CStringGetTextDatum(message);
-	values[2] = Int32GetDatum(cx_auto_min_values);
-	cx_settings_exec("INSERT INTO compressx.auto_dictionary_state AS s "
-					 "(relid, attnum, state, values_needed, last_check, last_action, last_message, activity) "
-					 "SELECT $1, x.attnum, 'error', $3, pg_catalog.now(), 'failed', $2, "
-					 CX_AUTO_ACTIVITY_SQL " "
-					 "FROM compressx.column_settings x "
-					 "JOIN pg_catalog.pg_class c ON c.oid = x.relid::pg_catalog.oid "
-					 "WHERE x.relid = $1 AND x.auto_dictionary "
-					 "ON CONFLICT (relid, attnum) DO UPDATE SET state = 'error', "
-					 "last_check = EXCLUDED.last_check, last_action = 'failed', "
-					 "last_message = EXCLUDED.last_message, activity = EXCLUDED.activity",
-					 3, types, values, NULL);
-}
-
-void
-cx_autodict_count_pruned(Oid relid, AttrNumber attnum, int pruned)
-{
-	Oid			types[3] = {OIDOID, INT2OID, INT4OID};
-	Datum		values[3];
-
-	values[0] = ObjectIdGetDatum(relid);
-	values[1] = Int16GetDatum(attnum);
-	values[2] = Int32GetDatum(pruned);
-	cx_settings_exec("INSERT INTO compressx.auto_dictionary_state AS s "
-					 "(relid, attnum, state, values_needed, dictionaries_pruned) "
-					 "VALUES ($1, $2, 'pending', 0, $3) "
-					 "ON CONFLICT (relid, attnum) DO UPDATE SET "
-					 "dictionaries_pruned = s.dictionaries_pruned + EXCLUDED.dictionaries_pruned",
-					 3, types, values, NULL);
-}
-
-void
-cx_autodict_forget_stale(void)
-{
-	cx_settings_exec("DELETE FROM compressx.auto_dictionary_state s "
-					 "WHERE NOT EXISTS (SELECT FROM compressx.column_settings c "
-					 "WHERE c.relid::pg_catalog.oid = s.relid AND c.attnum = s.attnum "
-					 "AND c.auto_dictionary)",
-					 0, NULL, NULL, NULL);
-}
-
 /*
  * The ratio to hold the column's current dictionary dict_id to: the
  * state's baseline when it was measured for that dictionary, else the
@@ -418,20 +305,6 @@ own_setting_row(Oid relid, const char *attname, AttrNumber attnum)
 					 "DELETE FROM compressx.auto_dictionary_state st USING i "
 					 "WHERE st.relid = $1 AND st.attnum = i.attnum",
 					 3, types, values, NULL);
-}
-
-CxAutoResult *
-cx_autodict_result(Oid relid, const char *column, const char *action, int32 dict_id,
-				   char *message)
-{
-	CxAutoResult *r = palloc0(sizeof(CxAutoResult));
-
-	r->relid = relid;
-	r->column = column ? pstrdup(column) : NULL;
-	r->action = action;
-	r->dict_id = dict_id;
-	r->message = message;
-	return r;
 }
 
 /*
@@ -821,7 +694,7 @@ compressx_set_column_codec_dictionary(PG_FUNCTION_ARGS)
  *
  * What the background worker does for a table, now, in the caller's
  * transaction: first prune the dictionaries no stored value names any more
- * (waiting for writers that may still use them, see dict_prune.c), then
+ * (waiting for writers that may still use them, see prune.c), then
  * check every column with dictionary => 'auto'.  A partitioned table: each
  * partition (all pruned before any is checked).  Owner only.
  */
@@ -851,7 +724,7 @@ compressx_auto_dictionary_run(PG_FUNCTION_ARGS)
 	cx_autodict_forget_stale();
 	/*
 	 * Every prune first: a check that trains changes settings, after which
-	 * this transaction prunes nothing (dict_prune.c, step 1).
+	 * this transaction prunes nothing (prune.c, step 1).
 	 */
 	tables = tables_of(relid);
 	foreach(lc, tables)

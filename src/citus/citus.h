@@ -37,7 +37,10 @@ extern bool cx_citus_is_table(Oid relid);
  */
 extern bool cx_citus_fan_out(Oid relid);
 
-/* Defines compressx.citus_send_in_transaction (from _PG_init). */
+/*
+ * Defines compressx.citus_send_in_transaction and makes settings follow
+ * Citus (catalog/settings.h, cx_distribution); from _PG_init.
+ */
 extern void cx_citus_init(void);
 
 /*

@@ -1,74 +1,29 @@
 /*-------------------------------------------------------------------------
  *
- * online_move.c
+ * move.c
  *	  recompress_online moving a table between heap and compressx: the
  *	  settings heap reads, the waits for writers and old snapshots, the
- *	  change of relam (doc/online.md).
+ *	  change of relam (doc/design/online.md).
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
-#include "access/detoast.h"
-#include "access/genam.h"
-#include "access/stratnum.h"
-#include "access/heapam.h"
-#include "access/htup_details.h"
-#include "access/table.h"
-#include "access/tableam.h"
 #include "access/toast_compression.h"
-#include "access/toast_internals.h"
 #include "access/subtrans.h"
-#include "access/transam.h"
-#include "access/xact.h"
-#include "catalog/catalog.h"
 #include "catalog/dependency.h"
 #include "catalog/indexing.h"
-#include "catalog/namespace.h"
 #include "catalog/objectaccess.h"
-#include "catalog/partition.h"
 #include "catalog/pg_am_d.h"
-#include "catalog/pg_attribute.h"
-#include "catalog/pg_class.h"
-#include "catalog/pg_inherits.h"
-#include "catalog/pg_type.h"
-#include "commands/defrem.h"
 #include "common/hashfn.h"
-#include "commands/progress.h"
-#include "executor/executor.h"
-#include "executor/spi.h"
-#include "fmgr.h"
-#include "miscadmin.h"
-#include "nodes/parsenodes.h"
-#include "pgstat.h"
 #include "storage/bufmgr.h"
-#include "storage/freespace.h"
-#include "storage/latch.h"
-#include "storage/lmgr.h"
-#include "storage/lock.h"
-#include "storage/proc.h"
 #include "storage/procarray.h"
-#include "utils/builtins.h"
-#include "utils/datetime.h"
 #include "utils/fmgroids.h"
-#include "utils/guc.h"
-#include "utils/inval.h"
 #include "utils/lsyscache.h"
-#include "utils/memutils.h"
-#include "utils/rel.h"
-#include "utils/snapmgr.h"
 #include "utils/syscache.h"
-#include "utils/timestamp.h"
 
-#include "compat.h"
 #include "am/am.h"
-#include "am/rewrite.h"
-#include "catalog/relation.h"
-#include "catalog/settings.h"
-#include "sql/inspect.h"
-#include "sql/online.h"
-#include "sql/recompress.h"
-#include "storage/format.h"
+#include "online/move.h"
 
 /*
  * Moving to heap: lock the table in mode (queued at most max_lock_wait,

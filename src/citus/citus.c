@@ -16,35 +16,23 @@
  */
 #include "postgres.h"
 
-#include <ctype.h>
 
 #include "access/genam.h"
-#include "access/htup_details.h"
 #include "access/table.h"
-#include "access/xact.h"
-#include "access/transam.h"
-#include "catalog/namespace.h"
-#include "catalog/pg_class.h"
 #include "catalog/pg_namespace.h"
 #include "commands/extension.h"
 #include "executor/spi.h"
-#include "fmgr.h"
-#include "lib/stringinfo.h"
-#include "miscadmin.h"
-#include "storage/lmgr.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
-#include "utils/guc.h"
 #include "utils/inval.h"
 #include "utils/memutils.h"
-#include "utils/rel.h"
-#include "utils/relcache.h"
 #include "utils/snapmgr.h"
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
 
-#include "catalog/citus.h"
+#include "citus/citus.h"
 #include "catalog/relation.h"
+#include "catalog/settings.h"
 
 PG_FUNCTION_INFO_V1(compressx_citus_shell);
 
@@ -144,6 +132,23 @@ citus_table_is_new(Oid relid)
 	return found && is_new;
 }
 
+/* Every relcache invalidation: relid may have become a Citus table. */
+static void
+citus_relcache_callback(Datum arg, Oid relid)
+{
+	if (OidIsValid(relid))
+		cx_citus_note_invalidation(relid);
+}
+
+static const CxDistributionHooks citus_hooks = {
+	.shell_of = cx_citus_shell_of,
+	.is_distributed = cx_citus_is_table,
+	.push = cx_citus_push,
+	.settings_changed = cx_citus_settings_changed,
+	.renamed = cx_citus_renamed,
+	.dropped = cx_citus_stash_dropped,
+};
+
 void
 cx_citus_init(void)
 {
@@ -152,6 +157,8 @@ cx_citus_init(void)
 							 "Off: they are sent when the transaction commits, each node in a transaction of its own, as with Citus builds for PostgreSQL 16 and later (for tests).",
 							 &send_in_transaction, true,
 							 PGC_SUSET, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
+	cx_distribution = &citus_hooks;
+	CacheRegisterRelcacheCallback(citus_relcache_callback, (Datum) 0);
 }
 
 /*

@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * dict_auto_worker.c
+ * worker.c
  *	  The background worker of automatic dictionaries: passes over the
  *	  columns of one database that have dictionary => 'auto'.
  *
@@ -14,7 +14,7 @@
  * the tables with such a column that changed since their last check (the
  * statistics counters and file of CX_AUTO_ACTIVITY_SQL) and whose last
  * check is older than the naptime, and for each one, in two transactions
- * of its own, prunes (dict_prune.c) and checks (dict_auto_sql.c) as the
+ * of its own, prunes (prune.c) and checks (dictionaries/auto.c) as the
  * table's owner, as compressx.auto_dictionary_run() does, with two
  * differences: a table whose SHARE UPDATE EXCLUSIVE lock is taken is left
  * for a later pass instead of waited for, and it waits at most 10 s for
@@ -42,32 +42,23 @@
  */
 #include "postgres.h"
 
-#include "access/xact.h"
-#include "catalog/pg_class.h"
-#include "catalog/pg_database.h"
 #include "catalog/pg_inherits.h"
-#include "catalog/pg_type.h"
 #include "executor/spi.h"
-#include "fmgr.h"
-#include "miscadmin.h"
 #include "pgstat.h"
 #include "postmaster/bgworker.h"
 #include "postmaster/interrupt.h"
 #include "storage/ipc.h"
-#include "storage/lmgr.h"
 #include "storage/latch.h"
-#include "storage/lock.h"
 #include "tcop/tcopprot.h"
-#include "utils/builtins.h"
-#include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
 
 #include "catalog/dict_auto.h"
-#include "catalog/relation.h"
-#include "sql/dict_auto_sql.h"
+#include "dictionaries/auto.h"
+#include "dictionaries/prune.h"
+#include "dictionaries/state.h"
 
 PGDLLEXPORT void compressx_auto_dictionary_main(Datum main_arg);
 

@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * citus_fanout.h
+ * fanout.h
  *	  compressx functions on the coordinator acting on every shard of a
  *	  Citus table.
  *

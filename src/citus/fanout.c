@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * citus_fanout.c
+ * fanout.c
  *	  compressx functions called on the coordinator for a Citus table act on
  *	  every shard: the call is handed to a PL/pgSQL function of the
  *	  extension script (compressx.citus_<name>), which runs the function on
@@ -15,20 +15,14 @@
 
 #include "commands/extension.h"
 #include "executor/spi.h"
-#include "miscadmin.h"
 #include "storage/lmgr.h"
 #include "utils/builtins.h"
-#include "utils/guc.h"
-#include "utils/jsonb.h"
-#include "funcapi.h"
-#include "lib/stringinfo.h"
 #include "utils/lsyscache.h"
-#include "utils/tuplestore.h"
 
-#include "catalog/citus.h"
+#include "citus/citus.h"
 #include "catalog/relation.h"
 #include "catalog/settings.h"
-#include "sql/citus_fanout.h"
+#include "citus/fanout.h"
 
 PG_FUNCTION_INFO_V1(compressx_citus_apply);
 PG_FUNCTION_INFO_V1(compressx_citus_in_fan_out);

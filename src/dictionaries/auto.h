@@ -1,0 +1,25 @@
+/*-------------------------------------------------------------------------
+ *
+ * auto.h
+ *	  Checking and training the dictionaries of columns with
+ *	  dictionary => 'auto' (auto.c), for compressx.auto_dictionary_run()
+ *	  and the background worker (worker.c).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef COMPRESSX_DICTIONARIES_AUTO_H
+#define COMPRESSX_DICTIONARIES_AUTO_H
+
+#include "nodes/pg_list.h"
+
+/*
+ * Check every column of table relid (a table with storage) whose setting
+ * has dictionary => 'auto': train its first dictionary, or a new one when
+ * its values changed character, or say why not.  Locks relid
+ * ShareUpdateExclusiveLock; in_worker: skip the table when that lock is not
+ * free at once.  The caller owns relid (the worker acts as its owner).
+ * Returns a List of CxAutoResult; records each column's state.
+ */
+extern List *cx_autodict_check(Oid relid, bool in_worker);
+
+#endif							/* COMPRESSX_DICTIONARIES_AUTO_H */
