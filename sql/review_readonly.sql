@@ -87,11 +87,13 @@ BEGIN READ ONLY;
 SELECT compressx.set_column_codec('ro_cx', 'body', 'lz4');
 ROLLBACK;
 \echo :LAST_ERROR_SQLSTATE
--- and a transaction made read-only by a function's SET clause
-CREATE FUNCTION ro_recompress_in_ro() RETURNS bigint LANGUAGE sql
-SET transaction_read_only = on
-AS $$ SELECT values_rewritten FROM compressx.recompress_table('ro_heap', 'lz4') $$;
-SELECT ro_recompress_in_ro();
+-- and a transaction made read-only after its first query, in a savepoint
+BEGIN;
+SELECT count(*) FROM ro_heap;
+SAVEPOINT s;
+SET transaction_read_only = on;
+SELECT * FROM compressx.train_dictionary('ro_cx', 'body');
+ROLLBACK;
 \echo :LAST_ERROR_SQLSTATE
 
 -- 3. nothing changed
@@ -101,6 +103,6 @@ SELECT * FROM ro_before EXCEPT SELECT * FROM ro_state;
 SELECT column_name, values_rewritten FROM recompress_table('ro_heap', 'lz4');
 SELECT what, rel FROM (SELECT * FROM ro_state EXCEPT SELECT * FROM ro_before) d ORDER BY 1, 2;
 
-DROP FUNCTION ro_recompress_in_ro(), ro_old_set_column_codec(regclass, name, text, integer, integer);
+DROP FUNCTION ro_old_set_column_codec(regclass, name, text, integer, integer);
 DROP VIEW ro_state;
 DROP TABLE ro_before, ro_heap, ro_cx;
