@@ -50,6 +50,7 @@ compressx_on_drop_extension(PG_FUNCTION_ARGS)
 	StringInfoData names;
 	uint64		ntables;
 	char	   *first = NULL;
+	MemoryContext outer = CurrentMemoryContext;
 
 	if (!CALLED_AS_EVENT_TRIGGER(fcinfo))
 		elog(ERROR, "compressx_on_drop_extension: not called by event trigger manager");
@@ -58,6 +59,8 @@ compressx_on_drop_extension(PG_FUNCTION_ARGS)
 		!drops_compressx((DropStmt *) trigdata->parsetree))
 		PG_RETURN_VOID();
 
+	/* the names outlive SPI_finish(): in the caller's memory */
+	initStringInfo(&names);
 	SPI_connect();
 	if (SPI_execute("SELECT c.oid::pg_catalog.regclass::pg_catalog.text "
 					"FROM pg_catalog.pg_class c "
@@ -67,14 +70,13 @@ compressx_on_drop_extension(PG_FUNCTION_ARGS)
 					"ORDER BY 1", true, 0) != SPI_OK_SELECT)
 		elog(ERROR, "SPI_execute failed listing compressx tables");
 	ntables = SPI_processed;
-	initStringInfo(&names);
 	for (uint64 i = 0; i < ntables && i < CX_UNINSTALL_NAMED; i++)
 	{
 		char	   *name = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1);
 
 		appendStringInfo(&names, "%s%s", i > 0 ? ", " : "", name);
 		if (i == 0)
-			first = pstrdup(name);
+			first = MemoryContextStrdup(outer, name);
 	}
 	if (ntables > CX_UNINSTALL_NAMED)
 		appendStringInfo(&names, " and %llu more",
