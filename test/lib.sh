@@ -244,7 +244,9 @@ cx_count_regress() {
 # TAP tests of source tree SRC, copied into WORK, with the installation in
 # $PGBIN / $PGXS_DIR; pg_regress and isolation use the running cluster at
 # socket directory WORK, port PORT.  Prints each part's results; counts them
-# into passed, failed and failures.
+# into passed, failed and failures.  CX_TAP_PERL: the directory of the
+# PostgreSQL::Test modules when the installation has none (its
+# PGXS_DIR/src/test/perl).
 cx_run_parts() {
     local src=$1 work=$2 port=$3 regress_tests specs t name rc
     regress_tests=$(sed -n 's/^REGRESS = //p' "$src/Makefile")
@@ -279,7 +281,7 @@ cx_run_parts() {
         if (cd "$work/test" && cx_as_user env TESTDIR="$work/test" \
                 TESTDATADIR="$work/test/tmp_check" TESTLOGDIR="$work/test/tmp_check/log" \
                 PG_REGRESS="$PGXS_DIR/src/test/regress/pg_regress" \
-                prove -I "$PGXS_DIR/src/test/perl" "t/$name") >"$work/tap-$name.log" 2>&1; then
+                prove -I "${CX_TAP_PERL:-$PGXS_DIR/src/test/perl}" "t/$name") >"$work/tap-$name.log" 2>&1; then
             passed=$((passed + 1))
             tail -n 3 "$work/tap-$name.log"
         else

@@ -226,7 +226,7 @@ settings_relid(Relation rel)
 		sscanf(name + 8, "%u%c", &oid, &tail) != 1 || oid == 0 ||
 		oid == RelationGetRelid(rel) ||
 		rel->rd_createSubid == InvalidSubTransactionId ||
-		!CheckRelationOidLockedByMe((Oid) oid, AccessExclusiveLock, false))
+		!cx_relation_oid_locked_by_me((Oid) oid, AccessExclusiveLock, false))
 		return RelationGetRelid(rel);
 	tup = SearchSysCache1(RELOID, ObjectIdGetDatum((Oid) oid));
 	if (!HeapTupleIsValid(tup))
