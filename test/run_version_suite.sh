@@ -62,7 +62,7 @@ fi
 exec 9>>"$cache/.pg$v.suite.lock" || { echo "cannot open the lock"; failed=1; cx_summary_exit; }
 flock 9
 cx_use_pg "$prefix/bin"
-echo "server: $("$PGBIN/postgres" --version), headers: $("$PGBIN/pg_config" --version)"
+echo "server: $("$PGBIN/postgres" --version), headers: PostgreSQL $(sed -n 's/^#define PG_VERSION "\(.*\)"$/\1/p' "$("$PGBIN/pg_config" --includedir-server)/pg_config.h")"
 
 src=$(mktemp -d "${TMPDIR:-/tmp}/compressx-pg$v-src.XXXXXX")
 trap 'rm -rf "$src"' EXIT

@@ -17,12 +17,18 @@
  */
 #include "postgres.h"
 
-#include "access/htup_details.h"
 #include "fmgr.h"
 
 PG_MODULE_MAGIC;
 
+/*
+ * 17.12's access/htup_details.h declares it (HeapTupleHeader, TupleDesc:
+ * two pointers) without PGDLLEXPORT; modules are built with
+ * -fvisibility=hidden, so it is declared here, exported, instead.
+ */
+extern PGDLLEXPORT void heap_datum_check(void *tup, void *tupleDesc);
+
 void
-heap_datum_check(HeapTupleHeader tup, TupleDesc tupleDesc)
+heap_datum_check(void *tup, void *tupleDesc)
 {
 }

@@ -37,6 +37,7 @@ max_replication_slots = 20
 wal_sender_timeout = 0
 });
 $pub->start;
+cx_skip_without_lz4($pub);
 # 18 (and 15.20) check slot plugins against output_plugin_libraries
 if ($pub->safe_psql('postgres',
 	"SELECT count(*) FROM pg_settings WHERE name = 'output_plugin_libraries'") eq '1')
