@@ -262,6 +262,17 @@ cx_run_parts() {
     [ -f "$work/regress/regression.diffs" ] && cat "$work/regress/regression.diffs"
 
     specs=$(cd "$src/test/isolation/specs" && ls *.spec | sed 's/\.spec$//' | tr '\n' ' ')
+    # specs marked "# needs: lz4" store core lz4 values: not on a server
+    # built without lz4 (their steps would wait for lz4 values forever)
+    if [ "$(cx_as_user psql -X -Atq -h "$work" -p "$port" -U postgres -d postgres -c \
+            "SELECT 'lz4' = ANY (enumvals) FROM pg_settings WHERE name = 'default_toast_compression'")" = f ]; then
+        t=$(cd "$src/test/isolation/specs" && grep -l '^# needs: lz4' *.spec | sed 's/\.spec$//' | tr '\n' ' ')
+        for name in $t; do
+            specs=$(echo " $specs " | sed "s/ $name / /")
+        done
+        echo "isolation specs skipped (the server was built without lz4): $t"
+        spec_skipped=$t
+    fi
     cx_log "isolation: $specs"
     cx_as_user "$PGXS_DIR/src/test/isolation/pg_isolation_regress" \
         --inputdir="$work/test/isolation" --outputdir="$work/isolation" \
@@ -297,6 +308,7 @@ cx_run_parts() {
 # cx_summary_exit: the summary line of the counters passed and failed, and
 # exit with its status (the counted scripts end this way)
 cx_summary_exit() {
+    [ -n "${spec_skipped:-}" ] && echo "isolation specs skipped (not counted): $spec_skipped"
     [ -n "${tap_skipped:-}" ] && echo "TAP tests skipped (counted as passed):$tap_skipped"
     echo "$passed passed, $failed failed"
     [ "$failed" -eq 0 ]
