@@ -22,6 +22,8 @@
 #                  (test/upgrade_check.sh 18; needs 15 too)      CX_SKIP_UPGRADE
 #   upgrade-15-17  the same, 15 -> the 17.10 server (test/upgrade_check.sh
 #                  17; needs 15 and 17 in PGVERSIONS)            CX_SKIP_UPGRADE
+#   upgrade-17-18  the same, the 17.10 server -> 18 (CX_UPGRADE_OLD_MAJOR=17
+#                  test/upgrade_check.sh 18; needs 17 and 18)    CX_SKIP_UPGRADE
 # On PostgreSQL 16 and 17 (prebuilt packages assembled once into the cache
 # by test/prebuilt_pg.sh; not in the default PGVERSIONS):
 #   suite-pg16     the suite on 16.14's server, compressx built against
@@ -122,6 +124,8 @@ run_unit core-regress-18 CX_SKIP_CORE 18 "PostgreSQL 18's regression suite, heap
     core_regress.sh --major 18
 run_unit upgrade-15-18 CX_SKIP_UPGRADE "15 18" "pg_upgrade 15 -> 18, --copy and --link" upgrade_check.sh 18
 run_unit upgrade-15-17 CX_SKIP_UPGRADE "15 17" "pg_upgrade 15 -> 17, --copy and --link" upgrade_check.sh 17
+CX_UPGRADE_OLD_MAJOR=17 \
+    run_unit upgrade-17-18 CX_SKIP_UPGRADE "17 18" "pg_upgrade 17 -> 18, --copy and --link" upgrade_check.sh 18
 run_unit citus-15 CX_SKIP_CITUS 15 "Citus 13.2.2 on PostgreSQL 15" citus_suite.sh 15
 run_unit citus-18 CX_SKIP_CITUS 18 "Citus 14.0.1 on PostgreSQL 18" citus_suite.sh 18
 run_unit citus-regress-15 CX_SKIP_CITUS 15 "Citus 13.2.2's regression tests under compressx" citus_regress.sh
