@@ -88,7 +88,9 @@ if [ -n "$server_conf" ]; then
     echo "$server_conf" >"$work/temp.conf"
     export TEMP_CONFIG=$work/temp.conf
 fi
-cx_start_cluster "$work" "$port" "$server_conf"
+# servers started from here must not inherit the lock (fd 9): a server a
+# failed TAP test leaves running would hold it for the next run
+cx_start_cluster "$work" "$port" "$server_conf" 9>&-
 if ! cx_as_user pg_ctl -D "$work/data" status >/dev/null 2>&1; then
     cat "$work/server.log" 2>/dev/null
     echo "start PostgreSQL $v cluster ... FAILED (logs in $work)"
@@ -96,7 +98,7 @@ if ! cx_as_user pg_ctl -D "$work/data" status >/dev/null 2>&1; then
 fi
 trap 'cx_stop_cluster "$work"; rm -rf "$src"' EXIT
 
-cx_run_parts "$src" "$work" "$port"
+cx_run_parts "$src" "$work" "$port" 9>&-
 cx_stop_cluster "$work"
 cx_check_server_logs "$work"
 cx_finish_workdir "$work"
