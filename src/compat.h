@@ -112,6 +112,33 @@ cx_heap_update(Relation rel, ItemPointer otid, HeapTuple newtup, CommandId cid,
 	tuplesort_getdatum((state), (forward), (val), (isnull), (abbrev))
 #endif
 
+/*
+ * CheckRelationOidLockedByMe() is in 15.x and 17+, but only in late 16
+ * minor releases (16.2 lacks it): on 16, ask the lock manager directly.
+ */
+#include "storage/lmgr.h"
+#if PG_VERSION_NUM >= 160000 && PG_VERSION_NUM < 170000
+#include "catalog/catalog.h"
+#include "miscadmin.h"
+#include "storage/lock.h"
+static inline bool
+cx_relation_oid_locked_by_me(Oid relid, LOCKMODE lockmode, bool orstronger)
+{
+	LOCKTAG		tag;
+	LOCKMODE	m;
+
+	SET_LOCKTAG_RELATION(tag, IsSharedRelation(relid) ? InvalidOid : MyDatabaseId,
+						 relid);
+	for (m = lockmode; m <= (orstronger ? MaxLockMode : lockmode); m++)
+		if (LockHeldByMe(&tag, m))
+			return true;
+	return false;
+}
+#else
+#define cx_relation_oid_locked_by_me(relid, lockmode, orstronger) \
+	CheckRelationOidLockedByMe((relid), (lockmode), (orstronger))
+#endif
+
 /* 17 added TupleTableSlotOps.is_current_xact_tuple, called by RI triggers. */
 #if PG_VERSION_NUM >= 170000
 #define CX_HAVE_IS_CURRENT_XACT_TUPLE 1

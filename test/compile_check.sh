@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Compiles compressx with warnings as errors (COPT=-Werror; the Makefile
 # never sets -Werror) against the PostgreSQL major versions it must build
-# on: Debian's 15 (the primary target, when installed) and 17 and 18 from
-# installations cached outside the clone (16 too when asked for and
-# available, see below).  A missing cached version is built first, once
+# on: Debian's 15 (the primary target, when installed) and 16, 17 and 18
+# from installations cached outside the clone.  16 is the 16.2 of PyPI's
+# pgserver wheel (headers and PGXS; test/prebuilt_pg.sh fetches it, no
+# Debian suite reachable here serves postgresql-16).  A missing cached
+# 17 or 18 is built first, once
 # (about 2.5 minutes each on 2 cores): the source package postgresql-NN
 # comes from Debian (deb-src for trixie and sid, added in a file of its
 # own), unpacked without Debian's patches, and installed into
@@ -13,12 +15,11 @@
 # or "... FAILED" followed by the compiler's errors, and ends with
 # "N passed, N failed"; exits non-zero on failure.
 #
-#   CX_COMPILE_VERSIONS  majors to check ("15 17 18"); 15 is Debian's
-#                        installation, never built here.  16 is not among
-#                        the defaults: no Debian suite reachable here serves
-#                        postgresql-16 (bookworm has 15, trixie 17, sid 18).
-#                        A listed version that is neither cached nor served
-#                        is reported as skipped, not failed.
+#   CX_COMPILE_VERSIONS  majors to check ("15 16 17 18"); 15 is Debian's
+#                        installation, never built here; 16 comes from
+#                        test/prebuilt_pg.sh.  A listed version that is
+#                        neither cached nor served is reported as skipped,
+#                        not failed.
 #   CX_COMPILE_CACHE     cache directory (/opt/compressx-cache)
 #   CX_COMPILE_JOBS      make -j for PostgreSQL builds (number of cores)
 #   CX_COMPILE_BUILD_ONLY=1  only make sure the cached versions are built
@@ -38,7 +39,7 @@ umask 022
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 cache=${CX_COMPILE_CACHE:-/opt/compressx-cache}
-versions=${CX_COMPILE_VERSIONS:-15 17 18}
+versions=${CX_COMPILE_VERSIONS:-15 16 17 18}
 jobs=${CX_COMPILE_JOBS:-$(nproc)}
 # First line of each marker: what was asked for.  A change of recipe (bump
 # the number) or options rebuilds; any minor version of the major will do.
@@ -147,6 +148,11 @@ headers_only() {
 build() (
     set -e
     v=$1
+    # 16: prebuilt packages (16.2's headers and PGXS), see test/prebuilt_pg.sh
+    if [ "$v" = 16 ]; then
+        bash "$root/test/prebuilt_pg.sh" 16 >/dev/null
+        exit
+    fi
     prefix=$cache/pg$v
     marker=$prefix/.compressx-compile-build
     build=$cache/build.pg$v

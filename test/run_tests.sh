@@ -20,6 +20,19 @@
 #                  compressx (test/core_regress.sh --major 18)   CX_SKIP_CORE
 #   upgrade-15-18  pg_upgrade 15 -> 18, --copy and --link
 #                  (test/upgrade_check.sh 18; needs 15 too)      CX_SKIP_UPGRADE
+#   upgrade-15-17  the same, 15 -> the 17.10 server (test/upgrade_check.sh
+#                  17; needs 15 and 17 in PGVERSIONS)            CX_SKIP_UPGRADE
+#   upgrade-17-18  the same, the 17.10 server -> 18 (CX_UPGRADE_OLD_MAJOR=17
+#                  test/upgrade_check.sh 18; needs 17 and 18)    CX_SKIP_UPGRADE
+# On PostgreSQL 16 and 17 (prebuilt packages assembled once into the cache
+# by test/prebuilt_pg.sh; not in the default PGVERSIONS):
+#   suite-pg16     the suite on 16.14's server, compressx built against
+#                  16.2's headers; both builds lack lz4 (tests that store
+#                  core lz4 have alternative outputs or skip)
+#                  (test/run_version_suite.sh 16)                CX_SKIP_PG16
+#   suite-pg17     the suite on a 17.10 server, compressx built against
+#                  17.12's headers with a preloaded test-only shim
+#                  (test/run_version_suite.sh 17)                CX_SKIP_PG17
 # With Citus (built once from vendor/citus/ into the cache by
 # test/citus_build.sh; a coordinator and two workers, test/citus/):
 #   citus-15       Citus 13.2.2 on Debian's 15 (test/citus_suite.sh 15)
@@ -32,21 +45,23 @@
 # Version-neutral:
 #   layers         the layer rule of src/ (test/check_layers.sh) CX_SKIP_LAYERS
 #   compile-check  warnings-as-errors compile against each major of
-#                  PGVERSIONS and 17 (test/compile_check.sh)     CX_SKIP_COMPILE
+#                  PGVERSIONS, 16 and 17 (test/compile_check.sh) CX_SKIP_COMPILE
 #   fuzz           the decoders fuzzed (test/fuzz/run_fuzz.sh)   CX_SKIP_FUZZ
 #
-# PGVERSIONS selects the majors whose parts run (default "15 18"):
+# PGVERSIONS selects the majors whose parts run, among 15 16 17 18
+# (default "15 18"):
 #   PGVERSIONS=18 bash test/run_tests.sh     only 18's parts (and the
 #                                            version-neutral ones)
-# 17 has no server here: compile_check.sh compiles against it always.
+#   PGVERSIONS="15 16 17 18" bash test/run_tests.sh   all four majors
+# compile_check.sh compiles against 16 and 17 always.
 set -u
 . "$(dirname "$0")/lib.sh"
 
 pgversions=" ${PGVERSIONS:-15 18} "
 for v in $pgversions; do
     case $v in
-        15|18) ;;
-        *) echo "PGVERSIONS: $v is not a major this suite runs on (15, 18; 17 is compiled only)" >&2; exit 2;;
+        15|16|17|18) ;;
+        *) echo "PGVERSIONS: $v is not a major this suite runs on (15, 16, 17, 18)" >&2; exit 2;;
     esac
 done
 wants() { case $pgversions in *" $1 "*) return 0;; esac; return 1; }
@@ -97,15 +112,20 @@ run_unit assert-suite CX_SKIP_ASSERT 15 "assert-enabled build" run_assert_suite.
 run_unit core-regress CX_SKIP_CORE 15 "PostgreSQL's regression suite, heap against compressx" \
     core_regress.sh --no-install
 run_unit layers CX_SKIP_LAYERS - "layer rule of src/" check_layers.sh
-compile_versions=$(for v in $pgversions 17; do echo "$v"; done | sort -un | tr '\n' ' ')
+compile_versions=$(for v in $pgversions 16 17; do echo "$v"; done | sort -un | tr '\n' ' ')
 CX_COMPILE_VERSIONS=${CX_COMPILE_VERSIONS:-$compile_versions} \
     run_unit compile-check CX_SKIP_COMPILE - "compile check against PostgreSQL $compile_versions" compile_check.sh
+run_unit suite-pg16 CX_SKIP_PG16 16 "the suite on PostgreSQL 16" run_version_suite.sh 16
+run_unit suite-pg17 CX_SKIP_PG17 17 "the suite on PostgreSQL 17" run_version_suite.sh 17
 run_unit suite-pg18 CX_SKIP_PG18 18 "the suite on PostgreSQL 18" run_version_suite.sh 18
 : "${CX_SKIP_ASSERT18:=${CX_SKIP_ASSERT:-}}"
 run_unit assert-suite-18 CX_SKIP_ASSERT18 18 "assert-enabled PostgreSQL 18" run_assert_suite.sh 18
 run_unit core-regress-18 CX_SKIP_CORE 18 "PostgreSQL 18's regression suite, heap against compressx" \
     core_regress.sh --major 18
 run_unit upgrade-15-18 CX_SKIP_UPGRADE "15 18" "pg_upgrade 15 -> 18, --copy and --link" upgrade_check.sh 18
+run_unit upgrade-15-17 CX_SKIP_UPGRADE "15 17" "pg_upgrade 15 -> 17, --copy and --link" upgrade_check.sh 17
+CX_UPGRADE_OLD_MAJOR=17 \
+    run_unit upgrade-17-18 CX_SKIP_UPGRADE "17 18" "pg_upgrade 17 -> 18, --copy and --link" upgrade_check.sh 18
 run_unit citus-15 CX_SKIP_CITUS 15 "Citus 13.2.2 on PostgreSQL 15" citus_suite.sh 15
 run_unit citus-18 CX_SKIP_CITUS 18 "Citus 14.0.1 on PostgreSQL 18" citus_suite.sh 18
 run_unit citus-regress-15 CX_SKIP_CITUS 15 "Citus 13.2.2's regression tests under compressx" citus_regress.sh

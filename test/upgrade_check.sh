@@ -31,17 +31,22 @@
 #     re-encoding, a new dictionary); ALTER EXTENSION compressx UPDATE
 #     takes the 0.1.0 database to 0.5.0 (through 0.2.0, 0.3.0 and 0.4.0) with its rows unchanged.
 # 18's initdb enables data checksums by default: the new cluster is made
-# with --no-data-checksums, as the old one has none.
+# with --no-data-checksums, as the old one has none.  NEW_MAJOR 17 is the
+# 17.10 server of test/prebuilt_pg.sh (compressx built with 17.12's
+# headers, the test-only shim preloaded in the new clusters); 16 is refused
+# (exit 2): the 16 builds reachable here lack lz4, which the fixture stores.
 #
 # compressx is built from a copy of this tree and installed into private
 # copies of both installations in the work directory (so that the
 # missing-library case can remove it).  Ends with the line "N passed, N
 # failed"; exits non-zero on failure.
 #
-#   test/upgrade_check.sh [NEW_MAJOR]
+#   test/upgrade_check.sh [NEW_MAJOR]     17 or 18
 #
 #   CX_UPGRADE_OLD_VERSION  Debian version of the old packages (15.18-0+deb12u1)
 #   CX_UPGRADE_OLD_BIN      an installed 15 to use instead (its bin directory)
+#   CX_UPGRADE_OLD_MAJOR    17: upgrade from test/prebuilt_pg.sh's 17.10
+#                      instead (the test-only shim preloaded in the old cluster)
 #   CX_UPGRADE_PORT    first of the two ports of its clusters (55450)
 #   CX_KEEP_WORKDIR=1  keep clusters and logs after a passing run too
 set -u
@@ -49,6 +54,8 @@ umask 022
 . "$(dirname "$0")/lib.sh"
 
 new_major=${1:-18}
+# the old major: 15 (Debian's 15.18) or 17 (test/prebuilt_pg.sh's 17.10)
+old_major=${CX_UPGRADE_OLD_MAJOR:-15}
 port_old=${CX_UPGRADE_PORT:-55450}
 port_new=$((port_old + 1))
 passed=0
@@ -117,11 +124,38 @@ install_copy() {
 }
 
 cx_install_deps
-if ! prefix=$(bash "$cx_root/test/compile_check.sh" --build "$new_major" 2>/dev/null) ||
-   [ ! -x "$prefix/bin/pg_upgrade" ]; then
+case $new_major in
+    "$old_major"|1[0-5])
+        echo "$old_major -> $new_major: the new major must be newer than the old one"
+        exit 2 ;;
+    16)
+        # both 16 builds reachable here lack lz4: the fixture's lz4 values
+        # could not be read after the upgrade, and pg_upgrade has no check
+        # for that (compressx cannot add one: --check only LOADs the
+        # library in the new cluster, which never sees the old data)
+        echo "$old_major -> 16: not possible with these builds: the 16 servers were built without lz4, the fixture stores lz4 values"
+        exit 2 ;;
+    17) prefix=$(bash "$cx_root/test/prebuilt_pg.sh" 17 2>/dev/null) || prefix="" ;;
+    *) prefix=$(bash "$cx_root/test/compile_check.sh" --build "$new_major" 2>/dev/null) || prefix="" ;;
+esac
+# 18's initdb enables checksums; 17's (the 17.10 server with 17.12
+# headers) needs the test-only shim preloaded (test/prebuilt_pg.sh)
+new_initdb_opts=""
+[ "$new_major" -ge 18 ] && new_initdb_opts=--no-data-checksums
+new_conf=""
+[ "$new_major" = 17 ] && new_conf="shared_preload_libraries = 'cx_pg17_shim'"
+if [ -z "$prefix" ] || [ ! -x "$prefix/bin/pg_upgrade" ]; then
     result "PostgreSQL $new_major installation with pg_upgrade" 1; cx_summary_exit
 fi
-if [ -n "${CX_UPGRADE_OLD_BIN:-}" ]; then
+old_conf=""
+if [ "$old_major" = 17 ]; then
+    old_from=$(bash "$cx_root/test/prebuilt_pg.sh" 17 2>/dev/null) ||
+        { result "PostgreSQL 17 from prebuilt packages (test/prebuilt_pg.sh)" 1; cx_summary_exit; }
+    old_conf="shared_preload_libraries = 'cx_pg17_shim'"
+elif [ "$old_major" != 15 ]; then
+    echo "CX_UPGRADE_OLD_MAJOR: 15 or 17 (the 16 builds here lack lz4, which the fixture stores)"
+    exit 2
+elif [ -n "${CX_UPGRADE_OLD_BIN:-}" ]; then
     old_from=$(cd "$CX_UPGRADE_OLD_BIN/../../../.." && pwd)   # .../usr/lib/postgresql/15/bin
 elif ! old_from=$(debian_15 "$old_version"); then
     result "Debian's PostgreSQL 15 packages $old_version" 1; cx_summary_exit
@@ -132,7 +166,9 @@ trap 'for d in old new-copy new-link old-link new-missing; do cx_as_user pg_ctl 
 
 # private copies of both installations, with compressx built from a copy of
 # this tree (no object files of the checkout)
-if [ -n "${CX_UPGRADE_OLD_BIN:-}" ]; then
+if [ "$old_major" = 17 ]; then
+    old_to=$work/pg17-old
+elif [ -n "${CX_UPGRADE_OLD_BIN:-}" ]; then
     mkdir -p "$work/pg15/usr/lib/postgresql" "$work/pg15/usr/share/postgresql" "$work/pg15/usr/include/postgresql"
     cp -a "$old_from/usr/share/postgresql/15" "$work/pg15/usr/share/postgresql/"
     cp -a "$old_from/usr/include/postgresql/15" "$work/pg15/usr/include/postgresql/"
@@ -141,7 +177,8 @@ if [ -n "${CX_UPGRADE_OLD_BIN:-}" ]; then
 else
     old_to=$work/pg15
 fi
-old_bin=$(install_copy "$old_from" "$old_to" 15) || { result "build and install compressx for 15" 1; cx_summary_exit; }
+old_bin=$(install_copy "$old_from" "$old_to" "$old_major") ||
+    { result "build and install compressx for $old_major" 1; cx_summary_exit; }
 new_bin=$(install_copy "$prefix" "$work/pg$new_major" "$new_major") ||
     { result "build and install compressx for $new_major" 1; cx_summary_exit; }
 new_lib=$("$new_bin/pg_config" --pkglibdir)
@@ -173,6 +210,13 @@ init_cluster() {
     cx_as_user "$bin/initdb" -D "$work/$dir" -A trust -U postgres -E UTF8 --locale=C --no-sync "$@" >"$work/initdb-$dir.log" 2>&1
 }
 
+# init_new DIR: a cluster of the new major
+init_new() {
+    # shellcheck disable=SC2086
+    init_cluster "$new_bin" "$1" $new_initdb_opts
+    [ -z "$new_conf" ] || echo "$new_conf" >>"$work/$1/postgresql.conf"
+}
+
 # state BINDIR PORT LABEL: test/upgrade/state.sql in both databases
 state() {
     local bin=$1 port=$2 label=$3 db
@@ -198,6 +242,7 @@ init_cluster "$old_bin" old
 cat >>"$work/old/postgresql.conf" <<CONF
 fsync = off
 shared_buffers = 128MB
+$old_conf
 CONF
 start_cluster "$old_bin" old "$port_old" || { cat "$work/old.log"; result "start the old cluster" 1; cx_summary_exit; }
 psql_at "$old_bin" "$port_old" postgres -c 'CREATE DATABASE cx_upgrade' -c 'CREATE DATABASE cx_old'
@@ -211,7 +256,7 @@ result "fixture of the 0.1.0 database" $? "$work/fixture_old.log"
 # pg_class_ownercheck), so dlopen() fails before PostgreSQL reads the
 # magic block, which the library has (Pg_magic_func) for any load that gets
 # that far.
-refuses_build "$old_bin" "$port_old" "$new_lib/compressx.so" "the 15 server refuses compressx.so built for $new_major"
+refuses_build "$old_bin" "$port_old" "$new_lib/compressx.so" "the $old_major server refuses compressx.so built for $new_major"
 
 state "$old_bin" "$port_old" before
 grep -h ' rows=' "$work"/state-before-*.txt | sed 's/^/    /'
@@ -221,18 +266,18 @@ cp -a "$work/old" "$work/old-link"
 # upgrade MODE NEWDIR OLDDIR: --check, then the upgrade
 upgrade() {
     local mode=$1 dir=$2 olddir=$3 rc
-    init_cluster "$new_bin" "$dir" --no-data-checksums
+    init_new "$dir"
     (cd "$work" && cx_as_user "$new_bin/pg_upgrade" --check "--$mode" -b "$old_bin" -B "$new_bin" \
         -d "$work/$olddir" -D "$work/$dir" -p "$port_old" -P "$port_new" -s "$work" -U postgres) \
         >"$work/check-$mode.log" 2>&1
     rc=$?
     grep -q 'Clusters are compatible' "$work/check-$mode.log" || rc=1
-    result "pg_upgrade --check --$mode 15 -> $new_major" $rc "$work/check-$mode.log"
+    result "pg_upgrade --check --$mode $old_major -> $new_major" $rc "$work/check-$mode.log"
     (cd "$work" && cx_as_user "$new_bin/pg_upgrade" "--$mode" -b "$old_bin" -B "$new_bin" \
         -d "$work/$olddir" -D "$work/$dir" -p "$port_old" -P "$port_new" -s "$work" -U postgres) \
         >"$work/upgrade-$mode.log" 2>&1
     rc=$?
-    result "pg_upgrade --$mode 15 -> $new_major" $rc "$work/upgrade-$mode.log"
+    result "pg_upgrade --$mode $old_major -> $new_major" $rc "$work/upgrade-$mode.log"
     [ $rc -eq 0 ] || return 1
     start_cluster "$new_bin" "$dir" "$port_new" || { cat "$work/$dir.log"; return 1; }
     state "$new_bin" "$port_new" "$mode"
@@ -243,7 +288,7 @@ upgrade() {
         result "state of $db identical after --$mode ($(grep -c ' rows=' "$work/state-before-$db.txt") tables, $(grep -c . "$work/state-before-$db.txt") lines)" $rc
     done
     if [ "$mode" = copy ]; then
-        refuses_build "$new_bin" "$port_new" "$old_lib/compressx.so" "the $new_major server refuses compressx.so built for 15"
+        refuses_build "$new_bin" "$port_new" "$old_lib/compressx.so" "the $new_major server refuses compressx.so built for $old_major"
     fi
     psql_at "$new_bin" "$port_new" cx_upgrade -f "$cx_root/test/upgrade/after.sql" >"$work/after-$mode.txt" 2>&1
     rc=$?
@@ -272,7 +317,7 @@ upgrade() {
 # anything is copied, naming the library
 mkdir -p "$work/aside"
 mv "$new_lib/compressx.so" "$new_ext"/compressx* "$work/aside/"
-init_cluster "$new_bin" new-missing --no-data-checksums
+init_new new-missing
 # what pg_upgrade would copy: files of databases (base/) and shared
 # catalogs (global/); --check starts the new server, which writes its
 # relation cache files (pg_internal.init) and postmaster.opts

@@ -163,6 +163,20 @@ settings_invalidate(Datum arg, Oid relid)
 	}
 }
 
+/* compressx.default_codec: lz4 only on a server built with lz4. */
+static bool
+check_default_codec(int *newval, void **extra, GucSource source)
+{
+	if (*newval == CX_CODEC_LZ4 && !cx_codec_core_has_lz4())
+	{
+		GUC_check_errcode(ERRCODE_FEATURE_NOT_SUPPORTED);
+		GUC_check_errmsg("codec \"lz4\" is not available: this server was built without lz4");
+		GUC_check_errdetail("Columns set to lz4 store their values in PostgreSQL's own lz4 format, which only a server built with lz4 (configure --with-lz4) can read.");
+		return false;
+	}
+	return true;
+}
+
 void
 cx_settings_init(void)
 {
@@ -170,7 +184,7 @@ cx_settings_init(void)
 							 "Codec for columns of compressx tables without a setting of their own.",
 							 NULL,
 							 &cx_default_codec, CX_CODEC_ZSTD, cx_codec_options,
-							 PGC_USERSET, 0, NULL, NULL, NULL);
+							 PGC_USERSET, 0, check_default_codec, NULL, NULL);
 	DefineCustomIntVariable("compressx.default_level",
 							"Level for columns without a setting of their own; 0 means the codec's default.",
 							"A level outside the codec's range is replaced by the codec's default.",
@@ -218,7 +232,7 @@ settings_relid(Relation rel)
 		sscanf(name + 8, "%u%c", &oid, &tail) != 1 || oid == 0 ||
 		oid == RelationGetRelid(rel) ||
 		rel->rd_createSubid == InvalidSubTransactionId ||
-		!CheckRelationOidLockedByMe((Oid) oid, AccessExclusiveLock, false))
+		!cx_relation_oid_locked_by_me((Oid) oid, AccessExclusiveLock, false))
 		return RelationGetRelid(rel);
 	tup = SearchSysCache1(RELOID, ObjectIdGetDatum((Oid) oid));
 	if (!HeapTupleIsValid(tup))
@@ -891,6 +905,7 @@ cx_set_column_codec(Oid relid, const char *column, const CxCodec *codec,
 	ListCell   *lc;
 
 	(void) cx_codec_resolve_level(codec, level_isnull, level);
+	cx_codec_check_storable(codec);
 	if (!min_size_isnull && min_size < 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

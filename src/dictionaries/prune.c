@@ -371,8 +371,8 @@ scan_uses(Relation rel, Relation toastrel, List *candidates)
 static bool
 settings_changed_here(void)
 {
-	return CheckRelationOidLockedByMe(cx_extension_table_oid("column_settings"),
-									  RowExclusiveLock, true);
+	return cx_relation_oid_locked_by_me(cx_extension_table_oid("column_settings"),
+										RowExclusiveLock, true);
 }
 
 /* Every candidate, with one action and message. */

@@ -628,6 +628,7 @@ cx_recompress_parse_request(bool codec_isnull, text *codec_text,
 	}
 	req->codec = cx_codec_by_name_or_error(text_to_cstring(codec_text));
 	(void) cx_codec_resolve_level(req->codec, level_isnull, level);
+	cx_codec_check_storable(req->codec);
 }
 
 /*

@@ -14,6 +14,7 @@ my $node = PostgreSQL::Test::Cluster->new('crash');
 $node->init;
 $node->append_conf('postgresql.conf', "default_toast_compression = pglz\n");
 $node->start;
+cx_skip_without_lz4($node);
 
 $node->safe_psql('postgres', q{
     CREATE EXTENSION compressx;

@@ -13,6 +13,7 @@ use CxTest;
 my $node = PostgreSQL::Test::Cluster->new('dump');
 $node->init;
 $node->start;
+cx_skip_without_lz4($node);
 my $tmp = PostgreSQL::Test::Utils::tempdir;
 
 $node->safe_psql('postgres', q{

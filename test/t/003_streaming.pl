@@ -15,6 +15,7 @@ use CxTest;
 my $primary = PostgreSQL::Test::Cluster->new('primary');
 $primary->init(allows_streaming => 1);
 $primary->start;
+cx_skip_without_lz4($primary);
 $primary->safe_psql('postgres', q{
     CREATE EXTENSION compressx;
     CREATE TABLE docs (id integer PRIMARY KEY, body text, meta jsonb, n integer) USING compressx;

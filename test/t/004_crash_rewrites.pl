@@ -16,6 +16,7 @@ use CxTest;
 my $node = PostgreSQL::Test::Cluster->new('crash2');
 $node->init;
 $node->start;
+cx_skip_without_lz4($node);
 cx_install_helpers($node);
 $node->safe_psql('postgres', q{
     CREATE FUNCTION fill(rel regclass, n int) RETURNS void LANGUAGE plpgsql AS $$

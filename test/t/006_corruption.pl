@@ -13,6 +13,7 @@ use lib $FindBin::RealBin;
 use CxTest;
 
 my $node = cx_disk_edit_node('corrupt');
+cx_skip_without_lz4($node);
 $node->safe_psql('postgres', q{
     CREATE EXTENSION compressx;
     CREATE TABLE cxc (id integer PRIMARY KEY, body text) USING compressx;

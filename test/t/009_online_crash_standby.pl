@@ -17,6 +17,7 @@ my $primary = PostgreSQL::Test::Cluster->new('primary');
 $primary->init(allows_streaming => 1);
 $primary->append_conf('postgresql.conf', "default_toast_compression = pglz\n");
 $primary->start;
+cx_skip_without_lz4($primary);
 cx_install_helpers($primary);
 
 # body: every 10th value 77 kB of 60 md5s each repeated 40 times (stored

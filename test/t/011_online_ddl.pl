@@ -42,6 +42,7 @@ my $node = PostgreSQL::Test::Cluster->new('main');
 $node->init;
 $node->append_conf('postgresql.conf', "default_toast_compression = pglz\n");
 $node->start;
+cx_skip_without_lz4($node);
 cx_install_helpers($node);
 
 # A session for a slow run: each batch naps $delay ms before its commit.
