@@ -137,6 +137,13 @@ settings_invalidate(Datum arg, Oid relid)
 {
 	SettingsEntry *entry;
 
+	/*
+	 * The distribution layer hears of invalidations through this callback:
+	 * PostgreSQL has room for ten relcache callbacks per process, shared
+	 * with Citus and every other library.
+	 */
+	if (OidIsValid(relid) && cx_distribution)
+		cx_distribution->invalidated(relid);
 	if (settings_cache == NULL)
 		return;
 	if (OidIsValid(relid))

@@ -115,6 +115,8 @@ typedef struct CxDistributionHooks
 	void		(*push) (Oid relid);
 	/* relid's settings changed: its shards' cached settings are stale */
 	void		(*settings_changed) (Oid relid);
+	/* a relcache invalidation of relid (from settings' callback; catalog-free) */
+	void		(*invalidated) (Oid relid);
 	/* DDL: a table renamed (to take a replaced table's settings), one dropped */
 	void		(*renamed) (Oid relid);
 	void		(*dropped) (Oid relid);

@@ -132,19 +132,12 @@ citus_table_is_new(Oid relid)
 	return found && is_new;
 }
 
-/* Every relcache invalidation: relid may have become a Citus table. */
-static void
-citus_relcache_callback(Datum arg, Oid relid)
-{
-	if (OidIsValid(relid))
-		cx_citus_note_invalidation(relid);
-}
-
 static const CxDistributionHooks citus_hooks = {
 	.shell_of = cx_citus_shell_of,
 	.is_distributed = cx_citus_is_table,
 	.push = cx_citus_push,
 	.settings_changed = cx_citus_settings_changed,
+	.invalidated = cx_citus_note_invalidation,
 	.renamed = cx_citus_renamed,
 	.dropped = cx_citus_stash_dropped,
 };
@@ -158,7 +151,6 @@ cx_citus_init(void)
 							 &send_in_transaction, true,
 							 PGC_SUSET, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
 	cx_distribution = &citus_hooks;
-	CacheRegisterRelcacheCallback(citus_relcache_callback, (Datum) 0);
 }
 
 /*
