@@ -100,6 +100,20 @@ extern AttrNumber cx_check_settings_column(Oid relid, const char *column);
 
 
 /*
+ * Whether this server's core reads its own lz4 format (built with lz4).
+ * compressx links liblz4 itself: only values stored in core's format need
+ * the server's lz4.
+ */
+extern bool cx_codec_core_has_lz4(void);
+
+/*
+ * Error unless values of codec can be stored for this server's core to read:
+ * lz4 on a server built without lz4 (a column set to lz4 stores core's lz4
+ * format whenever it has no dictionary).
+ */
+extern void cx_codec_check_storable(const CxCodec *codec);
+
+/*
  * What a layer that distributes tables over nodes (Citus, src/citus/) adds
  * to settings: a shard follows its table's settings, and a change of a
  * distributed table's settings reaches the other nodes.  The layer sets

@@ -132,37 +132,6 @@ cx_codec_init(void)
 							PGC_SUSET, GUC_UNIT_MB, NULL, NULL, NULL);
 }
 
-/*
- * Whether the server reads core's lz4 format.  A server built without lz4
- * raises "compression method lz4 not supported" on such values
- * (toast_compression.c, #ifndef USE_LZ4), and the headers compressx was
- * compiled against need not match the server on this, so the server is
- * asked, once per process: default_toast_compression accepts lz4 only when
- * it was built with it (a test of the value, nothing is set).
- */
-bool
-cx_codec_core_has_lz4(void)
-{
-	static int	has_lz4 = -1;
-
-	if (has_lz4 < 0)
-		has_lz4 = set_config_option("default_toast_compression", "lz4",
-									PGC_USERSET, PGC_S_TEST, GUC_ACTION_SET,
-									false, DEBUG5, false) != 0;
-	return has_lz4;
-}
-
-void
-cx_codec_check_storable(const CxCodec *codec)
-{
-	if (codec->id == CX_CODEC_LZ4 && !cx_codec_core_has_lz4())
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("codec \"lz4\" is not available: this server was built without lz4"),
-				 errdetail("Columns set to lz4 store their values in PostgreSQL's own lz4 format, which only a server built with lz4 (configure --with-lz4) can read."),
-				 errhint("Choose zstd or pglz.")));
-}
-
 static int32
 lz4_chunk_size(int level)
 {

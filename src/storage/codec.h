@@ -116,20 +116,6 @@ extern CxLz4Dict *cx_codec_lz4_dict_create(const char *dict, int32 dictlen);
 extern void cx_codec_lz4_dict_free(CxLz4Dict *d);
 extern Size cx_codec_lz4_dict_size(void);
 
-/*
- * Whether this server's core reads its own lz4 format (built with lz4).
- * compressx links liblz4 itself: only values stored in core's format need
- * the server's lz4.
- */
-extern bool cx_codec_core_has_lz4(void);
-
-/*
- * Error unless values of codec can be stored for this server's core to read:
- * lz4 on a server built without lz4 (a column set to lz4 stores core's lz4
- * format whenever it has no dictionary).
- */
-extern void cx_codec_check_storable(const CxCodec *codec);
-
 /* Register compressx.max_codec_memory. */
 extern void cx_codec_init(void);
 
