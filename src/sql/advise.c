@@ -98,6 +98,13 @@ plain_stored(int32 rawlen)
 	return rawlen + (rawlen + VARHDRSZ_SHORT <= VARATT_SHORT_MAX ? VARHDRSZ_SHORT : VARHDRSZ);
 }
 
+/* Whether to time another pass after passes of spent seconds in all. */
+static bool
+another_pass(int passes, double spent)
+{
+	return passes == 0 || (spent < ADVISE_MIN_SECONDS && passes < ADVISE_MAX_PASSES);
+}
+
 /* Seconds since start. */
 static double
 elapsed_since(instr_time start)
@@ -160,8 +167,7 @@ try_candidate(const Candidate *cand, List *values, void *cdict, void *ddict,
 	}
 
 	INSTR_TIME_SET_CURRENT(start);
-	for (passes = 0, spent = 0; passes == 0 ||
-		 (spent < ADVISE_MIN_SECONDS && passes < ADVISE_MAX_PASSES); passes++)
+	for (passes = 0, spent = 0; another_pass(passes, spent); passes++)
 	{
 		i = 0;
 		foreach(lc, values)
@@ -199,8 +205,7 @@ try_candidate(const Candidate *cand, List *values, void *cdict, void *ddict,
 	res->compress_s = spent / passes;
 
 	INSTR_TIME_SET_CURRENT(start);
-	for (passes = 0, spent = 0; passes == 0 ||
-		 (spent < ADVISE_MIN_SECONDS && passes < ADVISE_MAX_PASSES); passes++)
+	for (passes = 0, spent = 0; another_pass(passes, spent); passes++)
 	{
 		i = 0;
 		foreach(lc, values)
