@@ -27,7 +27,7 @@ umask 022
 
 major=${1:-15}
 case $major in ''|*[!0-9]*) echo "usage: $0 [MAJOR]" >&2; exit 2 ;; esac
-prefix=${CX_ASSERT_PREFIX:-/opt/compressx-cache/pg$major-assert}
+prefix=${CX_ASSERT_PREFIX:-${CX_COMPILE_CACHE:-/opt/compressx-cache}/pg$major-assert}
 # 15 is pinned to bookworm's version; sid replaces its 18 with each minor
 if [ "$major" = 15 ]; then
     pg_version=${CX_ASSERT_PG_VERSION:-15.18-0+deb12u1}

@@ -288,7 +288,7 @@ src_ok() {
 }
 
 cx_pg_source() {  # prints the source tree's path
-    local cache=${CX_CACHE_DIR:-/opt/compressx-cache}/src
+    local cache=${CX_CACHE_DIR:-${CX_COMPILE_CACHE:-/opt/compressx-cache}}/src
     local pkg=postgresql-$PG_MAJOR upstream=$server_ver dir v
     cached() {  # the tree of the server's version, else the newest tree of the major
         src_ok "$cache/$pkg-$upstream" && { echo "$cache/$pkg-$upstream"; return; }
@@ -345,7 +345,7 @@ cx_log "suite from $pgsrc (${suite_ver:-version unknown}), server $("$PGBIN/post
 # postgresql-client package of the suite's version (apt-get download, cached).
 cx_psql_of() {  # cx_psql_of UPSTREAM_VERSION: prints a bindir holding that psql
     local want=$1 pkg=postgresql-client-$PG_MAJOR dir v tmp
-    dir=${CX_CACHE_DIR:-/opt/compressx-cache}/client-$want
+    dir=${CX_CACHE_DIR:-${CX_COMPILE_CACHE:-/opt/compressx-cache}}/client-$want
     if [ "$("$dir/usr/lib/postgresql/$PG_MAJOR/bin/psql" --version 2>/dev/null | awk '{print $3}')" != "$want" ]; then
         v=$(apt-cache madison "$pkg" 2>/dev/null | awk -F'|' -v w="$want" '{gsub(/ /, "", $2)} $2 ~ "^" w "-" {print $2; exit}')
         [ -n "$v" ] || { cx_log "no $pkg package of version $want in apt"; return 1; }

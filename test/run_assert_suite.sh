@@ -21,7 +21,7 @@ umask 022
 . "$(dirname "$0")/lib.sh"
 
 major=${1:-15}
-prefix=${CX_ASSERT_PREFIX:-/opt/compressx-cache/pg$major-assert}
+prefix=${CX_ASSERT_PREFIX:-${CX_COMPILE_CACHE:-/opt/compressx-cache}/pg$major-assert}
 export CX_ASSERT_PREFIX=$prefix
 case $major in
     15) port=${CX_ASSERT_TEST_PORT:-55433} ;;

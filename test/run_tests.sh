@@ -24,8 +24,12 @@
 #                  17; needs 15 and 17 in PGVERSIONS)            CX_SKIP_UPGRADE
 #   upgrade-17-18  the same, the 17.10 server -> 18 (CX_UPGRADE_OLD_MAJOR=17
 #                  test/upgrade_check.sh 18; needs 17 and 18)    CX_SKIP_UPGRADE
+#   upgrade-15-16, upgrade-16-17, upgrade-16-18  the same with 16.2 (from
+#                  test/prebuilt_pg.sh 16.2) as new or old side; its
+#                  fixture stores pglz where the others store lz4 (16's
+#                  builds lack lz4)                              CX_SKIP_UPGRADE
 # On PostgreSQL 16 and 17 (prebuilt packages assembled once into the cache
-# by test/prebuilt_pg.sh; not in the default PGVERSIONS):
+# by test/prebuilt_pg.sh):
 #   suite-pg16     the suite on 16.14's server, compressx built against
 #                  16.2's headers; both builds lack lz4 (tests that store
 #                  core lz4 have alternative outputs or skip)
@@ -49,15 +53,18 @@
 #   fuzz           the decoders fuzzed (test/fuzz/run_fuzz.sh)   CX_SKIP_FUZZ
 #
 # PGVERSIONS selects the majors whose parts run, among 15 16 17 18
-# (default "15 18"):
+# (default: all four):
 #   PGVERSIONS=18 bash test/run_tests.sh     only 18's parts (and the
 #                                            version-neutral ones)
-#   PGVERSIONS="15 16 17 18" bash test/run_tests.sh   all four majors
+#   PGVERSIONS="15 18" bash test/run_tests.sh   15's and 18's
+# The cache of builds (CX_COMPILE_CACHE, default /opt/compressx-cache)
+# lives outside the clone: a run with an empty one fetches and builds
+# everything first.
 # compile_check.sh compiles against 16 and 17 always.
 set -u
 . "$(dirname "$0")/lib.sh"
 
-pgversions=" ${PGVERSIONS:-15 18} "
+pgversions=" ${PGVERSIONS:-15 16 17 18} "
 for v in $pgversions; do
     case $v in
         15|16|17|18) ;;
@@ -83,6 +90,7 @@ if wants 15; then
     # CX_KEEP_WORKDIR=1 keeps logs and results after a passing run too
 
     cx_run_parts "$cx_root" "$work" "$port"
+    cx_log "the suite on 15: $SECONDS s since the start (dependencies, build and install included)"
 fi
 
 # run_unit NAME SKIPVAR MAJORS DESCRIPTION SCRIPT [ARGS]: one more counted
@@ -98,8 +106,11 @@ run_unit() {
         wants "$v" || return
     done
     cx_log "$what: test/$script ($skipvar=1 skips it)"
+    local t0=$SECONDS rc
     bash "$cx_root/test/$script" "$@" | sed -u 's/^/    /'
-    if [ "${PIPESTATUS[0]}" -eq 0 ]; then
+    rc=${PIPESTATUS[0]}
+    cx_log "$name: $([ "$rc" -eq 0 ] && echo passed || echo FAILED) in $((SECONDS - t0)) s"
+    if [ "$rc" -eq 0 ]; then
         passed=$((passed + 1))
     else
         failed=$((failed + 1)); failures="$failures $name"
@@ -126,6 +137,11 @@ run_unit upgrade-15-18 CX_SKIP_UPGRADE "15 18" "pg_upgrade 15 -> 18, --copy and 
 run_unit upgrade-15-17 CX_SKIP_UPGRADE "15 17" "pg_upgrade 15 -> 17, --copy and --link" upgrade_check.sh 17
 CX_UPGRADE_OLD_MAJOR=17 \
     run_unit upgrade-17-18 CX_SKIP_UPGRADE "17 18" "pg_upgrade 17 -> 18, --copy and --link" upgrade_check.sh 18
+run_unit upgrade-15-16 CX_SKIP_UPGRADE "15 16" "pg_upgrade 15 -> 16, --copy and --link" upgrade_check.sh 16
+CX_UPGRADE_OLD_MAJOR=16 \
+    run_unit upgrade-16-17 CX_SKIP_UPGRADE "16 17" "pg_upgrade 16 -> 17, --copy and --link" upgrade_check.sh 17
+CX_UPGRADE_OLD_MAJOR=16 \
+    run_unit upgrade-16-18 CX_SKIP_UPGRADE "16 18" "pg_upgrade 16 -> 18, --copy and --link" upgrade_check.sh 18
 run_unit citus-15 CX_SKIP_CITUS 15 "Citus 13.2.2 on PostgreSQL 15" citus_suite.sh 15
 run_unit citus-18 CX_SKIP_CITUS 18 "Citus 14.0.1 on PostgreSQL 18" citus_suite.sh 18
 run_unit citus-regress-15 CX_SKIP_CITUS 15 "Citus 13.2.2's regression tests under compressx" citus_regress.sh
@@ -136,5 +152,6 @@ if [ -n "$failures" ]; then
 elif [ -n "${work:-}" ] && [ -z "${CX_KEEP_WORKDIR:-}" ]; then
     cx_stop_cluster "$work"; trap - EXIT; rm -rf "$work"
 fi
+cx_log "$SECONDS s in all"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -33,20 +33,27 @@
 # 18's initdb enables data checksums by default: the new cluster is made
 # with --no-data-checksums, as the old one has none.  NEW_MAJOR 17 is the
 # 17.10 server of test/prebuilt_pg.sh (compressx built with 17.12's
-# headers, the test-only shim preloaded in the new clusters); 16 is refused
-# (exit 2): the 16 builds reachable here lack lz4, which the fixture stores.
+# headers, the test-only shim preloaded in the new clusters); 16 is the
+# 16.2 of test/prebuilt_pg.sh 16.2 (server and pg_upgrade of one build:
+# pg_upgrade refuses a new server of another minor).  Both 16 builds
+# reachable here lack lz4: with 16 on either side, the fixture stores pglz
+# where it stores lz4 otherwise (lz4 values could not be read after the
+# upgrade, and pg_upgrade has no check for them that compressx could
+# extend: --check only LOADs the library in the new cluster, which never
+# sees the old data; doc/upgrading.md gives the query to run first).
 #
 # compressx is built from a copy of this tree and installed into private
 # copies of both installations in the work directory (so that the
 # missing-library case can remove it).  Ends with the line "N passed, N
 # failed"; exits non-zero on failure.
 #
-#   test/upgrade_check.sh [NEW_MAJOR]     17 or 18
+#   test/upgrade_check.sh [NEW_MAJOR]     16, 17 or 18
 #
 #   CX_UPGRADE_OLD_VERSION  Debian version of the old packages (15.18-0+deb12u1)
 #   CX_UPGRADE_OLD_BIN      an installed 15 to use instead (its bin directory)
-#   CX_UPGRADE_OLD_MAJOR    17: upgrade from test/prebuilt_pg.sh's 17.10
-#                      instead (the test-only shim preloaded in the old cluster)
+#   CX_UPGRADE_OLD_MAJOR    16 or 17: upgrade from test/prebuilt_pg.sh's
+#                      16.2 or 17.10 instead (17: the test-only shim
+#                      preloaded in the old cluster)
 #   CX_UPGRADE_PORT    first of the two ports of its clusters (55450)
 #   CX_KEEP_WORKDIR=1  keep clusters and logs after a passing run too
 set -u
@@ -128,13 +135,7 @@ case $new_major in
     "$old_major"|1[0-5])
         echo "$old_major -> $new_major: the new major must be newer than the old one"
         exit 2 ;;
-    16)
-        # both 16 builds reachable here lack lz4: the fixture's lz4 values
-        # could not be read after the upgrade, and pg_upgrade has no check
-        # for that (compressx cannot add one: --check only LOADs the
-        # library in the new cluster, which never sees the old data)
-        echo "$old_major -> 16: not possible with these builds: the 16 servers were built without lz4, the fixture stores lz4 values"
-        exit 2 ;;
+    16) prefix=$(bash "$cx_root/test/prebuilt_pg.sh" 16.2 2>/dev/null) || prefix="" ;;
     17) prefix=$(bash "$cx_root/test/prebuilt_pg.sh" 17 2>/dev/null) || prefix="" ;;
     *) prefix=$(bash "$cx_root/test/compile_check.sh" --build "$new_major" 2>/dev/null) || prefix="" ;;
 esac
@@ -148,12 +149,15 @@ if [ -z "$prefix" ] || [ ! -x "$prefix/bin/pg_upgrade" ]; then
     result "PostgreSQL $new_major installation with pg_upgrade" 1; cx_summary_exit
 fi
 old_conf=""
-if [ "$old_major" = 17 ]; then
+if [ "$old_major" = 16 ]; then
+    old_from=$(bash "$cx_root/test/prebuilt_pg.sh" 16.2 2>/dev/null) ||
+        { result "PostgreSQL 16.2 from prebuilt packages (test/prebuilt_pg.sh 16.2)" 1; cx_summary_exit; }
+elif [ "$old_major" = 17 ]; then
     old_from=$(bash "$cx_root/test/prebuilt_pg.sh" 17 2>/dev/null) ||
         { result "PostgreSQL 17 from prebuilt packages (test/prebuilt_pg.sh)" 1; cx_summary_exit; }
     old_conf="shared_preload_libraries = 'cx_pg17_shim'"
 elif [ "$old_major" != 15 ]; then
-    echo "CX_UPGRADE_OLD_MAJOR: 15 or 17 (the 16 builds here lack lz4, which the fixture stores)"
+    echo "CX_UPGRADE_OLD_MAJOR: 15, 16 or 17"
     exit 2
 elif [ -n "${CX_UPGRADE_OLD_BIN:-}" ]; then
     old_from=$(cd "$CX_UPGRADE_OLD_BIN/../../../.." && pwd)   # .../usr/lib/postgresql/15/bin
@@ -164,10 +168,23 @@ fi
 work=$(cx_workdir upgrade)
 trap 'for d in old new-copy new-link old-link new-missing; do cx_as_user pg_ctl -D "$work/$d" -m fast -w stop >/dev/null 2>&1; done' EXIT
 
+# the fixture and its checks; with 16 (no lz4) on either side, pglz where
+# they name lz4
+fixture=$work/fixture
+mkdir -p "$fixture"
+if [ "$old_major" = 16 ] || [ "$new_major" = 16 ]; then
+    for f in "$cx_root"/test/upgrade/*.sql; do
+        sed -e "s/'lz4', 1)/'pglz')/" -e "s/lz4/pglz/g" "$f" >"$fixture/$(basename "$f")"
+    done
+    echo "fixture: pglz instead of lz4 (the 16 builds lack lz4)"
+else
+    cp "$cx_root"/test/upgrade/*.sql "$fixture/"
+fi
+
 # private copies of both installations, with compressx built from a copy of
 # this tree (no object files of the checkout)
-if [ "$old_major" = 17 ]; then
-    old_to=$work/pg17-old
+if [ "$old_major" = 16 ] || [ "$old_major" = 17 ]; then
+    old_to=$work/pg$old_major-old
 elif [ -n "${CX_UPGRADE_OLD_BIN:-}" ]; then
     mkdir -p "$work/pg15/usr/lib/postgresql" "$work/pg15/usr/share/postgresql" "$work/pg15/usr/include/postgresql"
     cp -a "$old_from/usr/share/postgresql/15" "$work/pg15/usr/share/postgresql/"
@@ -221,7 +238,7 @@ init_new() {
 state() {
     local bin=$1 port=$2 label=$3 db
     for db in cx_upgrade cx_old; do
-        psql_at "$bin" "$port" "$db" -f "$cx_root/test/upgrade/state.sql" >"$work/state-$label-$db.txt" 2>&1
+        psql_at "$bin" "$port" "$db" -f "$fixture/state.sql" >"$work/state-$label-$db.txt" 2>&1
     done
 }
 
@@ -246,9 +263,9 @@ $old_conf
 CONF
 start_cluster "$old_bin" old "$port_old" || { cat "$work/old.log"; result "start the old cluster" 1; cx_summary_exit; }
 psql_at "$old_bin" "$port_old" postgres -c 'CREATE DATABASE cx_upgrade' -c 'CREATE DATABASE cx_old'
-psql_at "$old_bin" "$port_old" cx_upgrade -f "$cx_root/test/upgrade/fixture.sql" >"$work/fixture.log" 2>&1
+psql_at "$old_bin" "$port_old" cx_upgrade -f "$fixture/fixture.sql" >"$work/fixture.log" 2>&1
 result "fixture in the old cluster" $? "$work/fixture.log"
-psql_at "$old_bin" "$port_old" cx_old -f "$cx_root/test/upgrade/fixture_old.sql" >"$work/fixture_old.log" 2>&1
+psql_at "$old_bin" "$port_old" cx_old -f "$fixture/fixture_old.sql" >"$work/fixture_old.log" 2>&1
 result "fixture of the 0.1.0 database" $? "$work/fixture_old.log"
 
 # A library built for another major is refused.  Each build uses symbols
@@ -290,7 +307,7 @@ upgrade() {
     if [ "$mode" = copy ]; then
         refuses_build "$new_bin" "$port_new" "$old_lib/compressx.so" "the $new_major server refuses compressx.so built for $old_major"
     fi
-    psql_at "$new_bin" "$port_new" cx_upgrade -f "$cx_root/test/upgrade/after.sql" >"$work/after-$mode.txt" 2>&1
+    psql_at "$new_bin" "$port_new" cx_upgrade -f "$fixture/after.sql" >"$work/after-$mode.txt" 2>&1
     rc=$?
     sed 's/^/    /' "$work/after-$mode.txt"
     [ $rc -eq 0 ] && [ "$(grep -c ': ok$' "$work/after-$mode.txt")" -eq 13 ] && ! grep -q FAILED "$work/after-$mode.txt"
