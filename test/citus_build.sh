@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Builds Citus from the source archive vendored in vendor/citus/ (the tag
-# that supports the major: 13.2.2 for 15, 14.0.1 for 18) and installs it
-# into that major's PostgreSQL: Debian's 15, or the 18 that
-# test/compile_check.sh builds into the cache.  The build tree is kept in
+# that supports the major: 13.2.2 for 15 and 17, 14.0.1 for 18) and
+# installs it into that major's PostgreSQL: Debian's 15, the 18 that
+# test/compile_check.sh builds into the cache, or the 17.10 server with
+# 17.12's headers of test/prebuilt_pg.sh 17 (whose test-only shim also
+# gives Citus the 17.12 functions 17.10 lacks).  The build tree is kept in
 # the cache outside the clone (/opt/compressx-cache/citus-VER-pgMM, about 9
 # minutes on 2 cores the first time), so later runs only `make install`,
 # which also repairs an installation that lost the files.  Prints the
 # installation's bin directory on stdout; progress goes to stderr.
 #
-#   test/citus_build.sh 15|18
+#   test/citus_build.sh 15|17|18
 #
 #   CX_COMPILE_CACHE   cache directory (/opt/compressx-cache)
 #   CX_PGBIN           (15) the bin directory of another installation of 15
@@ -24,7 +26,7 @@
 set -euo pipefail
 umask 022
 
-major=${1:?usage: $0 15|18}
+major=${1:?usage: $0 15|17|18}
 root=$(cd "$(dirname "$0")/.." && pwd)
 cache=${CX_COMPILE_CACHE:-/opt/compressx-cache}
 jobs=${CX_CITUS_JOBS:-$(nproc)}
@@ -35,10 +37,12 @@ as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 case $major in
     15) ver=13.2.2; pg_config=/usr/lib/postgresql/15/bin/pg_config
         [ -n "${CX_PGBIN:-}" ] && install_config=$CX_PGBIN/pg_config ;;
+    17) ver=13.2.2
+        pg_config=$(bash "$root/test/prebuilt_pg.sh" 17)/bin/pg_config || exit 1 ;;
     18) ver=14.0.1
         bash "$root/test/compile_check.sh" --build 18 >/dev/null
         pg_config=$cache/pg18/bin/pg_config ;;
-    *) echo "$0: no Citus build for PostgreSQL $major here (15 and 18)" >&2; exit 2 ;;
+    *) echo "$0: no Citus build for PostgreSQL $major here (15, 17 and 18)" >&2; exit 2 ;;
 esac
 install_config=${install_config:-$pg_config}
 archive=$root/vendor/citus/citus-$ver.tar.gz
@@ -76,6 +80,15 @@ if [ ! -f "$dir/.compressx-citus-build" ] || [ "$(cat "$dir/.compressx-citus-bui
     rm -rf "$dir"
     mkdir -p "$dir"
     tar -C "$dir" --strip-components=1 -xzf "$archive"
+    if [ ! -f "$("$pg_config" --includedir)/libpq-fe.h" ]; then
+        # an installation without client headers (17's prebuilt): libpq's
+        # three from libpq-dev, searched last (its pg_config.h is not the
+        # server's)
+        mkdir -p "$dir/.libpq"
+        cp /usr/include/postgresql/libpq-fe.h /usr/include/postgresql/postgres_ext.h \
+            /usr/include/postgresql/pg_config_ext.h "$dir/.libpq/"
+        cppflags="$cppflags -idirafter $dir/.libpq"
+    fi
     (cd "$dir" && for p in "$root"/vendor/citus/"$ver"-*.patch; do
          [ -f "$p" ] && patch -s -p1 <"$p"
      done

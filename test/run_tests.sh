@@ -41,6 +41,9 @@
 # test/citus_build.sh; a coordinator and two workers, test/citus/):
 #   citus-15       Citus 13.2.2 on Debian's 15 (test/citus_suite.sh 15)
 #                                                                CX_SKIP_CITUS
+#   citus-17       Citus 13.2.2 on the 17.10 server of test/prebuilt_pg.sh,
+#                  built against 17.12's headers (test/citus_suite.sh 17;
+#                  the logical shard move is skipped there)      CX_SKIP_CITUS
 #   citus-18       Citus 14.0.1 on the cached 18 (test/citus_suite.sh 18)
 #                                                                CX_SKIP_CITUS
 #   citus-regress-15  a subset of Citus 13.2.2's own regression tests with
@@ -143,6 +146,7 @@ CX_UPGRADE_OLD_MAJOR=16 \
 CX_UPGRADE_OLD_MAJOR=16 \
     run_unit upgrade-16-18 CX_SKIP_UPGRADE "16 18" "pg_upgrade 16 -> 18, --copy and --link" upgrade_check.sh 18
 run_unit citus-15 CX_SKIP_CITUS 15 "Citus 13.2.2 on PostgreSQL 15" citus_suite.sh 15
+run_unit citus-17 CX_SKIP_CITUS 17 "Citus 13.2.2 on PostgreSQL 17" citus_suite.sh 17
 run_unit citus-18 CX_SKIP_CITUS 18 "Citus 14.0.1 on PostgreSQL 18" citus_suite.sh 18
 run_unit citus-regress-15 CX_SKIP_CITUS 15 "Citus 13.2.2's regression tests under compressx" citus_regress.sh
 run_unit fuzz CX_SKIP_FUZZ - "fuzzing the decoders" fuzz/run_fuzz.sh

@@ -31,7 +31,6 @@ for my $name (qw(coord w1 w2))
 	my $n = PostgreSQL::Test::Cluster->new($name);
 	$n->init(allows_streaming => 'logical');
 	$n->append_conf('postgresql.conf', q{
-shared_preload_libraries = 'citus, compressx'
 listen_addresses = '127.0.0.1'
 citus.local_hostname = '127.0.0.1'
 citus.shard_count = 4
@@ -41,6 +40,9 @@ max_replication_slots = 20
 max_wal_senders = 20
 max_worker_processes = 20
 });
+	# CX_PRELOAD_FIRST: libraries to load before Citus (test/citus_suite.sh 17)
+	$n->append_conf('postgresql.conf', "shared_preload_libraries = '"
+		. ($ENV{CX_PRELOAD_FIRST} ? "$ENV{CX_PRELOAD_FIRST}, " : '') . "citus, compressx'\n");
 	$n->start;
 	$n->safe_psql('postgres', 'CREATE EXTENSION citus');
 	$node{$name} = $n;
@@ -206,32 +208,38 @@ for my $n ($coord, $w1, $w2)
 	$n->append_conf('postgresql.conf', "dynamic_library_path = '\$libdir/compressx_decoders:\$libdir'\n");
 	$n->restart;
 }
-# the source placement of the first move is dropped later, unless asked now
-cq('CALL citus_cleanup_orphaned_resources()');
-my $mover = IPC::Run::start(
-	[ 'psql', '-XAtq', '-d', $coord->connstr('postgres'), '-v', 'ON_ERROR_STOP=1', '-c',
-	  sprintf("SELECT citus_move_shard_placement(%d, '127.0.0.1', %d, '127.0.0.1', %d, shard_transfer_mode => 'force_logical')",
-		$shard, $w2->port, $w1->port) ],
-	'>', \my $move_out, '2>', \my $move_err);
-my $next = 5001;
-while ($mover->pumpable)
+SKIP:
 {
-	my $last = $next + 19;
-	for my $t (qw(docs docs_heap))
+	# CX_SKIP_LOGICAL_DECODING: why compressx's decoders cannot run on this
+	# server build (test/run_version_suite.sh, test/citus_suite.sh 17)
+	skip "logical move: $ENV{CX_SKIP_LOGICAL_DECODING}", 6 if $ENV{CX_SKIP_LOGICAL_DECODING};
+	# the source placement of the first move is dropped later, unless asked now
+	cq('CALL citus_cleanup_orphaned_resources()');
+	my $mover = IPC::Run::start(
+		[ 'psql', '-XAtq', '-d', $coord->connstr('postgres'), '-v', 'ON_ERROR_STOP=1', '-c',
+		  sprintf("SELECT citus_move_shard_placement(%d, '127.0.0.1', %d, '127.0.0.1', %d, shard_transfer_mode => 'force_logical')",
+			$shard, $w2->port, $w1->port) ],
+		'>', \my $move_out, '2>', \my $move_err);
+	my $next = 5001;
+	while ($mover->pumpable)
 	{
-		cq("INSERT INTO $t SELECT i, $doc, ($doc)::jsonb, 'during move' FROM generate_series($next, $last) i");
+		my $last = $next + 19;
+		for my $t (qw(docs docs_heap))
+		{
+			cq("INSERT INTO $t SELECT i, $doc, ($doc)::jsonb, 'during move' FROM generate_series($next, $last) i");
+		}
+		cq("UPDATE docs SET note = 'moved' WHERE id % 7 = $next % 7 AND id < 3000");
+		cq("UPDATE docs_heap SET note = 'moved' WHERE id % 7 = $next % 7 AND id < 3000");
+		$next = $last + 1;
+		$mover->pump_nb;
 	}
-	cq("UPDATE docs SET note = 'moved' WHERE id % 7 = $next % 7 AND id < 3000");
-	cq("UPDATE docs_heap SET note = 'moved' WHERE id % 7 = $next % 7 AND id < 3000");
-	$next = $last + 1;
-	$mover->pump_nb;
+	$mover->finish;
+	is($mover->result(0), 0, 'the logical move finished') or diag $move_err;
+	ok($next > 5001, 'rows were written during the move: ' . ($next - 5001));
+	is(cq("SELECT nodeport FROM pg_dist_shard_placement WHERE shardid = $shard"), $w1->port, "shard $shard moved back to w1 (logical)");
+	same_data('after a logical move');
+	is(cq("SELECT count(*) FROM compressx.verify('docs')"), '0', 'verify after the moves');
 }
-$mover->finish;
-is($mover->result(0), 0, 'the logical move finished') or diag $move_err;
-ok($next > 5001, 'rows were written during the move: ' . ($next - 5001));
-is(cq("SELECT nodeport FROM pg_dist_shard_placement WHERE shardid = $shard"), $w1->port, "shard $shard moved back to w1 (logical)");
-same_data('after a logical move');
-is(cq("SELECT count(*) FROM compressx.verify('docs')"), '0', 'verify after the moves');
 
 # a blocking split: the children follow docs before their metadata exists
 my $split = cq("SELECT shardid FROM pg_dist_shard WHERE logicalrelid = 'docs'::regclass ORDER BY shardid LIMIT 1");

@@ -26,13 +26,15 @@ for my $name (qw(coord w1 w2))
 	my $n = PostgreSQL::Test::Cluster->new($name);
 	$n->init;
 	$n->append_conf('postgresql.conf', q{
-shared_preload_libraries = 'citus, compressx'
 listen_addresses = '127.0.0.1'
 citus.local_hostname = '127.0.0.1'
 citus.shard_count = 4
 citus.shard_replication_factor = 1
 max_prepared_transactions = 100
 });
+	# CX_PRELOAD_FIRST: libraries to load before Citus (test/citus_suite.sh 17)
+	$n->append_conf('postgresql.conf', "shared_preload_libraries = '"
+		. ($ENV{CX_PRELOAD_FIRST} ? "$ENV{CX_PRELOAD_FIRST}, " : '') . "citus, compressx'\n");
 	$n->start;
 	$n->safe_psql('postgres', 'CREATE EXTENSION citus');
 	$node{$name} = $n;

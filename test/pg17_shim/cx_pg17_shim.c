@@ -9,6 +9,9 @@
  * "undefined symbol: heap_datum_check".  Preloaded (shared_preload_libraries:
  * PostgreSQL opens libraries with RTLD_GLOBAL), this library defines the
  * function as doing nothing, which is what 17.10 does in its place.
+ * Likewise DatumGetHeapTupleHeader(), a macro in 17.10 (detoast the datum)
+ * and a function in 17.12, which Citus 13.2.2 built with 17.12's headers
+ * calls (test/citus_build.sh 17).
  * Building against headers of a newer minor release than the server is
  * outside PostgreSQL's ABI promise; test/prebuilt_pg.sh installs this only
  * into the 17.10 installation the test suite runs on.  Never ship it.
@@ -31,4 +34,14 @@ extern PGDLLEXPORT void heap_datum_check(void *tup, void *tupleDesc);
 void
 heap_datum_check(void *tup, void *tupleDesc)
 {
+}
+
+/* 17.12's fmgr.h declares it without PGDLLEXPORT */
+extern PGDLLEXPORT struct HeapTupleHeaderData *DatumGetHeapTupleHeader(Datum t);
+
+/* what 17.10's macro of that name does */
+struct HeapTupleHeaderData *
+DatumGetHeapTupleHeader(Datum t)
+{
+	return (struct HeapTupleHeaderData *) PG_DETOAST_DATUM(t);
 }
