@@ -1214,8 +1214,7 @@ follow_setting(Oid relid, AttrNumber attnum, const char *codec)
 	ReleaseSysCache(tup);
 	if (!cx_relation_oid_locked_by_me(relid, ShareUpdateExclusiveLock, true))
 		LockRelationOid(relid, ShareUpdateExclusiveLock);
-	if (cx_set_attcompression(relid, attnum, method))
-		CommandCounterIncrement();
+	(void) cx_set_attcompression(relid, attnum, method);
 }
 
 /*
