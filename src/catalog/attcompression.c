@@ -215,11 +215,14 @@ cx_attcompression_init(void)
  * After a statement that chose the COMPRESSION of column (NULL: every
  * column) of relid: on a compressx table, say when that makes the column
  * stored with something other than compressx.default_codec, and undo it
- * where a setting of compressx's own applies (with a NOTICE).  The
+ * where a setting of compressx's own applies (with a NOTICE when the
+ * statement named a COMPRESSION: always for ALTER, pglz or lz4 for CREATE;
+ * a new partition without one just shows the setting it follows).
+ * created: CREATE TABLE, only for a table created in this transaction.  The
  * statement holds its lock on relid (ACCESS EXCLUSIVE).
  */
 static void
-check_compression(Oid relid, const char *column, bool new_only)
+check_compression(Oid relid, const char *column, bool created)
 {
 	Relation	rel = try_relation_open(relid, NoLock);
 	TupleDesc	desc;
@@ -229,7 +232,7 @@ check_compression(Oid relid, const char *column, bool new_only)
 	if (rel == NULL)
 		return;
 	if (!cx_is_compressx_relation(rel) ||
-		(new_only && rel->rd_createSubid == InvalidSubTransactionId))
+		(created && rel->rd_createSubid == InvalidSubTransactionId))
 	{
 		relation_close(rel, NoLock);
 		return;
@@ -253,13 +256,14 @@ check_compression(Oid relid, const char *column, bool new_only)
 
 			if (att->attcompression == target)
 				continue;
-			ereport(NOTICE,
-					(errmsg("COMPRESSION %s of column \"%s\" of table \"%s\" does not apply: compressx's setting stores it with %s",
-							method_name(att->attcompression), NameStr(att->attname),
-							RelationGetRelationName(rel), s->codec->name),
-					 errdetail("A setting of compressx.set_column_codec() comes before COMPRESSION; the column's COMPRESSION shows the setting again."),
-					 errhint("SELECT compressx.set_column_codec('%s', '%s', '<codec>') changes the setting; compressx.reset_column_codec('%s', '%s') removes it.",
-							 name, NameStr(att->attname), name, NameStr(att->attname))));
+			if (!created || CompressionMethodIsValid(att->attcompression))
+				ereport(NOTICE,
+						(errmsg("COMPRESSION %s of column \"%s\" of table \"%s\" does not apply: compressx's setting stores it with %s",
+								method_name(att->attcompression), NameStr(att->attname),
+								RelationGetRelationName(rel), s->codec->name),
+						 errdetail("A setting of compressx.set_column_codec() comes before COMPRESSION; the column's COMPRESSION shows the setting again."),
+						 errhint("SELECT compressx.set_column_codec('%s', '%s', '<codec>') changes the setting; compressx.reset_column_codec('%s', '%s') removes it.",
+								 name, NameStr(att->attname), name, NameStr(att->attname))));
 			if (cx_set_attcompression(relid, att->attnum, target))
 				changed = true;
 		}
