@@ -97,6 +97,18 @@ SELECT column_name, codec, explicit FROM compressx.column_codec_settings('fht_t'
 SELECT column_name, values_rewritten FROM compressx.recompress_table('fht_t', 'lz4', NULL, '{c}');
 SELECT fht_shown('fht_t');
 SELECT fht_codecs('fht_t', 'c') AS c;
+-- partitions: a new one follows its parent's setting and shows it; reset
+-- on a partition leaves it following the parent's
+CREATE TABLE fht_parted (id int, body text) PARTITION BY RANGE (id);
+CREATE TABLE fht_parted_1 PARTITION OF fht_parted FOR VALUES FROM (0) TO (10) USING compressx;
+SELECT compressx.set_column_codec('fht_parted', 'body', 'lz4');
+CREATE TABLE fht_parted_2 PARTITION OF fht_parted FOR VALUES FROM (10) TO (20) USING compressx;
+SELECT fht_shown('fht_parted_1') AS p1, fht_shown('fht_parted_2') AS p2;
+SELECT compressx.reset_column_codec('fht_parted_1', 'body');
+SELECT fht_shown('fht_parted_1') AS p1;
+SELECT compressx.reset_column_codec('fht_parted');
+SELECT fht_shown('fht_parted_1') AS p1, fht_shown('fht_parted_2') AS p2;
+DROP TABLE fht_parted;
 -- heap tables keep their own attcompression: a setting there is pending
 CREATE TABLE fht_heap (a text COMPRESSION lz4, b text);
 SELECT compressx.set_column_codec('fht_heap', 'b', 'pglz');

@@ -1045,16 +1045,22 @@ compressx_reset_column_codec(PG_FUNCTION_ARGS)
 					  2, types, values, nulls);
 		/*
 		 * A compressx table's column follows its COMPRESSION when it has no
-		 * setting: reset that too (the deleted rows' mirror is cleared by
-		 * the row trigger already).
+		 * setting: reset that too, to the mirror of what applies now (an
+		 * ancestor's setting, else nothing).
 		 */
+		CommandCounterIncrement();
 		{
 			Relation	rel = table_open(lfirst_oid(lc), NoLock);
 			TupleDesc	desc = RelationGetDescr(rel);
-			bool		is_cx = cx_is_compressx_relation(rel);
+			CxColumnSetting *now = NULL;
 			bool		changed = false;
 
-			for (int i = 0; is_cx && i < desc->natts; i++)
+			if (cx_is_compressx_relation(rel))
+			{
+				now = palloc(sizeof(CxColumnSetting) * Max(desc->natts, 1));
+				cx_resolve_settings(rel, now);
+			}
+			for (int i = 0; now != NULL && i < desc->natts; i++)
 			{
 				Form_pg_attribute att = TupleDescAttr(desc, i);
 
@@ -1062,6 +1068,8 @@ compressx_reset_column_codec(PG_FUNCTION_ARGS)
 					(PG_ARGISNULL(1) ||
 					 strcmp(NameStr(att->attname), NameStr(*PG_GETARG_NAME(1))) == 0))
 					changed |= cx_set_attcompression(RelationGetRelid(rel), att->attnum,
+													 now[i].explicit_setting ?
+													 cx_core_method_of_codec(now[i].codec->id) :
 													 InvalidCompressionMethod);
 			}
 			table_close(rel, NoLock);
