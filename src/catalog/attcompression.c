@@ -194,7 +194,7 @@ attcompression_access(ObjectAccessType access, Oid classId, Oid objectId,
 	{
 		moved_in = cx_is_compressx_relation(transient) &&
 			!cx_is_compressx_relation(table) &&
-			table->rd_newRelfilenodeSubid == GetCurrentSubTransactionId() &&
+			cx_rel_new_file_subid(table) == GetCurrentSubTransactionId() &&
 			table->rd_rel->relowner == transient->rd_rel->relowner &&
 			table->rd_rel->relnamespace == transient->rd_rel->relnamespace;
 		RelationClose(table);
