@@ -329,3 +329,42 @@ LANGUAGE C VOLATILE STRICT;
 REVOKE ALL ON FUNCTION compressx.purge_dropped_dictionaries() FROM PUBLIC;
 COMMENT ON FUNCTION compressx.purge_dropped_dictionaries() IS
 'delete the dictionaries of dropped tables that no replication slot may still need; returns how many (DROP TABLE does this too)';
+-- Issue 28 A1, A5: a column's COMPRESSION on compressx tables.  A statement
+-- that chooses one (CREATE TABLE, ALTER COLUMN .. SET COMPRESSION, ADD
+-- COLUMN .. COMPRESSION) says when it makes a column of a compressx table
+-- stored with something other than compressx.default_codec, and a
+-- COMPRESSION where compressx has a setting does not apply
+-- (src/catalog/attcompression.c).
+CREATE FUNCTION compressx.on_compression_ddl()
+RETURNS event_trigger
+AS 'MODULE_PATHNAME', 'compressx_on_compression_ddl'
+LANGUAGE C;
+
+CREATE EVENT TRIGGER compressx_compression_ddl ON ddl_command_end
+    WHEN TAG IN ('CREATE TABLE', 'ALTER TABLE', 'ALTER MATERIALIZED VIEW')
+    EXECUTE FUNCTION compressx.on_compression_ddl();
+
+-- The codec and the stored size of one value, for any table (heap or
+-- compressx): what pg_column_compression() and pg_column_size() say on
+-- heap, also for compressx's zstd values, which reach functions decoded.
+CREATE FUNCTION compressx.stored_codec(rel regclass, row_ctid tid, column_name name)
+RETURNS text
+LANGUAGE sql STABLE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT s.method FROM compressx.value_storage(rel, row_ctid, column_name) s
+$$;
+
+COMMENT ON FUNCTION compressx.stored_codec(regclass, tid, name) IS
+'how the value of column_name in row row_ctid of rel is stored: none, pglz, lz4, zstd or lz4+dict (NULL: a NULL value or no such row); pass tableoid and ctid: SELECT compressx.stored_codec(tableoid, ctid, ''body'') FROM docs (SELECT privilege)';
+
+CREATE FUNCTION compressx.stored_size(rel regclass, row_ctid tid, column_name name)
+RETURNS bigint
+LANGUAGE sql STABLE STRICT
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT s.stored_bytes FROM compressx.value_storage(rel, row_ctid, column_name) s
+$$;
+
+COMMENT ON FUNCTION compressx.stored_size(regclass, tid, name) IS
+'the bytes the value of column_name in row row_ctid of rel takes as stored (pg_column_size() on heap; compressx''s zstd values reach pg_column_size() decoded), NULL for a NULL value or no such row (SELECT privilege)';

@@ -80,7 +80,8 @@ ALTER TABLE am_docs DISABLE TRIGGER am_refuse;
 INSERT INTO am_docs VALUES (1000, 'x', '{"k": 150}');
 ALTER TABLE am_docs ENABLE TRIGGER am_refuse;
 
--- heap -> compressx without a codec: the settings start from attcompression
+-- heap -> compressx without a codec: a heap table's COMPRESSION is not kept
+-- (compressx.default_codec applies, catalog/attcompression.c)
 ALTER TABLE am_docs ALTER COLUMN note SET COMPRESSION lz4;
 SELECT compressx.reset_column_codec('am_docs');
 CALL compressx.recompress_online('am_docs', access_method => 'compressx');

@@ -186,6 +186,13 @@ cx_relation_oid_locked_by_me(Oid relid, LOCKMODE lockmode, bool orstronger)
 #define cx_rel_filenumber(rel) ((rel)->rd_node.relNode)
 #endif
 
+/* The subtransaction that gave the relation its current file (16 renamed it). */
+#if PG_VERSION_NUM >= 160000
+#define cx_rel_new_file_subid(rel) ((rel)->rd_newRelfilelocatorSubid)
+#else
+#define cx_rel_new_file_subid(rel) ((rel)->rd_newRelfilenodeSubid)
+#endif
+
 /*
  * Logical decoding (logical/decoder.c).  17 replaced ReorderBufferTupleBuf
  * by a plain HeapTuple in ReorderBufferChange; 16 added rbtxn_get_toptxn();

@@ -33,6 +33,7 @@
 
 #include "am/am.h"
 #include "am/rewrite.h"
+#include "catalog/attcompression.h"
 #include "citus/citus.h"
 #include "catalog/dict.h"
 #include "catalog/dict_auto.h"
@@ -51,6 +52,7 @@ _PG_init(void)
 {
 	cx_codec_init();
 	cx_settings_init();
+	cx_attcompression_init();
 	cx_dict_init();
 	cx_autodict_init();
 	cx_rewrite_init();

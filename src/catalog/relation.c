@@ -8,9 +8,11 @@
 #include "postgres.h"
 
 #include "access/genam.h"
+#include "access/toast_compression.h"
 #include "access/xact.h"
 #include "access/xlog.h"
 #include "access/table.h"
+#include "catalog/indexing.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
 #include "executor/spi.h"
@@ -23,6 +25,7 @@
 
 #include "compat.h"
 #include "catalog/relation.h"
+#include "storage/codec.h"
 
 const TableAmRoutine *cx_am_routine = NULL;
 
@@ -209,4 +212,55 @@ cx_owner_scope_leave(CxOwnerScope *scope)
 	AtEOXact_GUC(false, scope->save_nestlevel);
 	SetUserIdAndSecContext(scope->save_userid, scope->save_sec_context);
 	scope->active = false;
+}
+
+/*
+ * The method core knows a codec by (pg_attribute.attcompression), or
+ * InvalidCompressionMethod for a codec core has no name for (zstd, none).
+ */
+char
+cx_core_method_of_codec(int codec_id)
+{
+	switch (codec_id)
+	{
+		case CX_CODEC_PGLZ:
+			return TOAST_PGLZ_COMPRESSION;
+		case CX_CODEC_LZ4:
+			return TOAST_LZ4_COMPRESSION;
+		default:
+			return InvalidCompressionMethod;
+	}
+}
+
+/*
+ * Set pg_attribute.attcompression of column attnum of relid to method,
+ * unless it is that already; returns whether it changed.  A catalog update
+ * as ALTER COLUMN .. SET COMPRESSION makes (it invalidates the relation's
+ * relcache entry), but under the caller's lock: see attcompression.c for
+ * which.  The caller makes it visible (CommandCounterIncrement) when it
+ * reads it back in the same command.
+ */
+bool
+cx_set_attcompression(Oid relid, AttrNumber attnum, char method)
+{
+	Relation	attrel;
+	HeapTuple	tup;
+	Form_pg_attribute att;
+	bool		changed = false;
+
+	attrel = table_open(AttributeRelationId, RowExclusiveLock);
+	tup = SearchSysCacheCopyAttNum(relid, attnum);
+	if (HeapTupleIsValid(tup))
+	{
+		att = (Form_pg_attribute) GETSTRUCT(tup);
+		if (!att->attisdropped && att->attlen == -1 && att->attcompression != method)
+		{
+			att->attcompression = method;
+			CatalogTupleUpdate(attrel, &tup->t_self, tup);
+			changed = true;
+		}
+		heap_freetuple(tup);
+	}
+	table_close(attrel, RowExclusiveLock);
+	return changed;
 }

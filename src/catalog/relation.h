@@ -81,4 +81,12 @@ extern void cx_owner_scope_enter(CxOwnerScope *scope, Oid owner);
 /* Become the caller again, rolling back settings changed since; no-op if not active. */
 extern void cx_owner_scope_leave(CxOwnerScope *scope);
 
+/*
+ * pg_attribute.attcompression of compressx tables (catalog/attcompression.c
+ * says what it holds): the method core knows codec_id by, or
+ * InvalidCompressionMethod; and the update of one column's.
+ */
+extern char cx_core_method_of_codec(int codec_id);
+extern bool cx_set_attcompression(Oid relid, AttrNumber attnum, char method);
+
 #endif							/* COMPRESSX_RELATION_H */

@@ -16,14 +16,18 @@
  * in.  A row trigger invalidates the relcache of the table whose settings
  * change; the per-relation cache here is dropped on that invalidation.
  *
- * Precedence for a column: its row in compressx.column_settings, else the
- * column's own COMPRESSION (pglz or lz4, from CREATE TABLE or ALTER TABLE ..
- * SET COMPRESSION), else the GUCs compressx.default_codec / default_level.
+ * Precedence for a column: its row in compressx.column_settings, else, on a
+ * table that is a compressx table, the column's own COMPRESSION (pglz or
+ * lz4, from CREATE TABLE or ALTER TABLE .. SET COMPRESSION), else the GUCs
+ * compressx.default_codec / default_level.  A heap table's COMPRESSION is
+ * heap's: a table moving to compressx does not keep it (attcompression.c).
+ * The row trigger keeps attcompression of compressx tables in step with
+ * their rows (what \d+ shows).
  *
  * A rewrite applies the settings of the table it rebuilds: VACUUM FULL,
  * CLUSTER and recompress_table name it; the transient heap of ALTER TABLE
  * ("pg_temp_<oid>") is matched to it under conditions only ALTER TABLE
- * meets (settings_relid).
+ * meets (cx_settings_relid).
  *
  * Settings go with their table or column: an object access hook deletes
  * them (and the table's dictionaries) as the table or column is dropped,
@@ -44,6 +48,7 @@
 #include "catalog/objectaccess.h"
 #include "catalog/partition.h"
 #include "catalog/pg_inherits.h"
+#include "commands/defrem.h"
 #include "commands/event_trigger.h"
 #include "commands/extension.h"
 #include "commands/trigger.h"
@@ -226,8 +231,8 @@ cx_settings_init(void)
  * (VACUUM FULL, CLUSTER and recompress_table do not rely on this: they name
  * the original table explicitly.)
  */
-static Oid
-settings_relid(Relation rel)
+Oid
+cx_settings_relid(Relation rel)
 {
 	const char *name = RelationGetRelationName(rel);
 	unsigned int oid;
@@ -393,7 +398,7 @@ level_or_default(const CxCodec *codec, int level)
 void
 cx_resolve_settings(Relation rel, CxColumnSetting *out)
 {
-	cx_resolve_settings_of(rel, settings_relid(rel), out);
+	cx_resolve_settings_of(rel, cx_settings_relid(rel), out);
 }
 
 /* The cached settings rows of relid, loaded on first use. */
@@ -457,12 +462,38 @@ typedef struct ResolvedSettings
 	CxColumnSetting items[FLEXIBLE_ARRAY_MEMBER];
 } ResolvedSettings;
 
+/*
+ * Whether relid, the table whose settings rel takes (itself, or the table
+ * it is a rewrite of), is a compressx table now.  A rewrite of ALTER TABLE
+ * .. SET ACCESS METHOD compressx builds a compressx relation for a table
+ * that is still heap until the swap.
+ */
+static bool
+settings_owner_is_compressx(Relation rel, Oid relid)
+{
+	HeapTuple	tup;
+	bool		result = false;
+
+	if (relid == RelationGetRelid(rel))
+		return cx_is_compressx_relation(rel);
+	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	if (HeapTupleIsValid(tup))
+	{
+		Oid			amoid = ((Form_pg_class) GETSTRUCT(tup))->relam;
+
+		result = OidIsValid(amoid) && amoid == get_table_am_oid("compressx", true);
+		ReleaseSysCache(tup);
+	}
+	return result;
+}
+
 static void
 resolve_uncached(Relation rel, Oid relid, CxColumnSetting *out)
 {
 	TupleDesc	desc = RelationGetDescr(rel);
 	const CxCodec *defcodec = cx_codec_by_id(cx_default_codec);
 	bool		is_partition = get_rel_relispartition(relid);
+	bool		use_compression = settings_owner_is_compressx(rel, relid);
 	Oid			shell = InvalidOid;
 	bool		shell_known = false;
 	bool		shell_dicts = false;
@@ -484,9 +515,13 @@ resolve_uncached(Relation rel, Oid relid, CxColumnSetting *out)
 		s->inline_max = -1;
 		if (att->attisdropped || att->attlen != -1)
 			continue;
-		/* COMPRESSION pglz | lz4 of the column (CREATE or ALTER TABLE) */
-		if (att->attcompression == TOAST_PGLZ_COMPRESSION ||
-			att->attcompression == TOAST_LZ4_COMPRESSION)
+		/*
+		 * COMPRESSION pglz | lz4 of a compressx table's column (CREATE or
+		 * ALTER TABLE, or the mirror of a setting); not a heap table's
+		 */
+		if (use_compression &&
+			(att->attcompression == TOAST_PGLZ_COMPRESSION ||
+			 att->attcompression == TOAST_LZ4_COMPRESSION))
 		{
 			s->codec = cx_codec_by_id(att->attcompression == TOAST_PGLZ_COMPRESSION ?
 									  CX_CODEC_PGLZ : CX_CODEC_LZ4);
@@ -967,7 +1002,8 @@ cx_set_column_codec(Oid relid, const char *column, const CxCodec *codec,
 /*
  * compressx.reset_column_codec(rel regclass, column_name name DEFAULT NULL)
  *	  Forget the settings of one column (NULL: all columns) of a table and
- *	  its partitions; they follow the GUC defaults again.
+ *	  its partitions; they follow the GUC defaults again (on compressx
+ *	  tables, their COMPRESSION is reset too).
  */
 Datum
 compressx_reset_column_codec(PG_FUNCTION_ARGS)
@@ -1007,6 +1043,39 @@ compressx_reset_column_codec(PG_FUNCTION_ARGS)
 					  "AND ($2 IS NULL OR attnum = (SELECT a.attnum FROM pg_attribute a "
 					  "WHERE a.attrelid = $1 AND a.attname = $2 AND NOT a.attisdropped))",
 					  2, types, values, nulls);
+		/*
+		 * A compressx table's column follows its COMPRESSION when it has no
+		 * setting: reset that too, to the mirror of what applies now (an
+		 * ancestor's setting, else nothing).
+		 */
+		CommandCounterIncrement();
+		{
+			Relation	rel = table_open(lfirst_oid(lc), NoLock);
+			TupleDesc	desc = RelationGetDescr(rel);
+			CxColumnSetting *now = NULL;
+			bool		changed = false;
+
+			if (cx_is_compressx_relation(rel))
+			{
+				now = palloc(sizeof(CxColumnSetting) * Max(desc->natts, 1));
+				cx_resolve_settings(rel, now);
+			}
+			for (int i = 0; now != NULL && i < desc->natts; i++)
+			{
+				Form_pg_attribute att = TupleDescAttr(desc, i);
+
+				if (!att->attisdropped && att->attlen == -1 &&
+					(PG_ARGISNULL(1) ||
+					 strcmp(NameStr(att->attname), NameStr(*PG_GETARG_NAME(1))) == 0))
+					changed |= cx_set_attcompression(RelationGetRelid(rel), att->attnum,
+													 now[i].explicit_setting ?
+													 cx_core_method_of_codec(now[i].codec->id) :
+													 InvalidCompressionMethod);
+			}
+			table_close(rel, NoLock);
+			if (changed)
+				CommandCounterIncrement();
+		}
 	}
 	foreach(lc, rels)
 		distribution_push(lfirst_oid(lc));
@@ -1109,8 +1178,57 @@ compressx_column_codec_settings(PG_FUNCTION_ARGS)
 }
 
 /*
+ * After a change of the settings row of column attnum of relid (codec: its
+ * codec now, NULL when the row was deleted): a compressx table's
+ * attcompression shows the codec where core has a name for it (pglz, lz4),
+ * and nothing otherwise (zstd, none, no row: compressx.default_codec).
+ * Writers of settings hold SHARE UPDATE EXCLUSIVE on relid (the lock of
+ * set_column_codec) or stronger; a restore's COPY holds none, and then it is
+ * taken here, only when attcompression must change (in a consistent dump it
+ * need not: attcompression is dumped too).  Not in binary upgrade, where
+ * pg_attribute comes from the old cluster as it was.
+ */
+static void
+follow_setting(Oid relid, AttrNumber attnum, const char *codec)
+{
+	HeapTuple	tup;
+	Oid			amoid;
+	char		method;
+	bool		is_cx;
+
+	if (IsBinaryUpgrade || attnum <= 0)
+		return;
+	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	if (!HeapTupleIsValid(tup))
+		return;
+	amoid = ((Form_pg_class) GETSTRUCT(tup))->relam;
+	ReleaseSysCache(tup);
+	is_cx = OidIsValid(amoid) && amoid == get_table_am_oid("compressx", true);
+	if (!is_cx)
+		return;					/* heap keeps its own attcompression */
+	method = InvalidCompressionMethod;
+	if (codec != NULL && strcmp(codec, "pglz") == 0)
+		method = cx_core_method_of_codec(CX_CODEC_PGLZ);
+	else if (codec != NULL && strcmp(codec, "lz4") == 0)
+		method = cx_core_method_of_codec(CX_CODEC_LZ4);
+	tup = SearchSysCacheAttNum(relid, attnum);
+	if (!HeapTupleIsValid(tup))
+		return;
+	if (((Form_pg_attribute) GETSTRUCT(tup))->attcompression == method)
+	{
+		ReleaseSysCache(tup);
+		return;
+	}
+	ReleaseSysCache(tup);
+	if (!cx_relation_oid_locked_by_me(relid, ShareUpdateExclusiveLock, true))
+		LockRelationOid(relid, ShareUpdateExclusiveLock);
+	(void) cx_set_attcompression(relid, attnum, method);
+}
+
+/*
  * Row trigger on compressx.column_settings: invalidate the relcache of the
- * tables whose settings changed, so every backend reloads them.
+ * tables whose settings changed, so every backend reloads them, and keep
+ * the attcompression of compressx tables in step (follow_setting).
  */
 Datum
 compressx_settings_changed(PG_FUNCTION_ARGS)
@@ -1122,6 +1240,31 @@ compressx_settings_changed(PG_FUNCTION_ARGS)
 		elog(ERROR, "compressx_settings_changed: not called by trigger manager");
 	tuples[0] = trigdata->tg_trigtuple;
 	tuples[1] = trigdata->tg_newtuple;
+	/* the row as it is now: the new one, none when deleted */
+	{
+		HeapTuple	now = TRIGGER_FIRED_BY_DELETE(trigdata->tg_event) ? NULL :
+			TRIGGER_FIRED_BY_UPDATE(trigdata->tg_event) ? tuples[1] : tuples[0];
+		HeapTuple	was = TRIGGER_FIRED_BY_INSERT(trigdata->tg_event) ? NULL : tuples[0];
+		TupleDesc	desc = RelationGetDescr(trigdata->tg_relation);
+		HeapTuple	any = now ? now : was;
+		bool		isnull;
+		bool		codec_isnull = true;
+		Datum		relid = heap_getattr(any, Anum_cs_relid, desc, &isnull);
+		Datum		attnum = heap_getattr(any, Anum_cs_attnum, desc, &isnull);
+		Datum		codec = now ? heap_getattr(now, Anum_cs_codec, desc, &codec_isnull) : (Datum) 0;
+		char	   *now_codec = codec_isnull ? NULL : TextDatumGetCString(codec);
+		char	   *was_codec = NULL;
+
+		if (was && now)
+		{
+			codec = heap_getattr(was, Anum_cs_codec, desc, &codec_isnull);
+			was_codec = codec_isnull ? NULL : TextDatumGetCString(codec);
+		}
+		/* a new codec, a new row or a deleted one (not a rename) */
+		if (!isnull && !(was && now && was_codec && now_codec &&
+						 strcmp(was_codec, now_codec) == 0))
+			follow_setting(DatumGetObjectId(relid), DatumGetInt16(attnum), now_codec);
+	}
 	for (int i = 0; i < 2; i++)
 	{
 		bool		isnull;

@@ -63,6 +63,12 @@ extern void cx_resolve_settings(Relation rel, CxColumnSetting *out);
 extern void cx_resolve_settings_of(Relation rel, Oid relid,
 								   CxColumnSetting *out);
 
+/*
+ * The table whose settings rel takes: rel itself, or the original table of
+ * the transient relation ALTER TABLE rewrites it into ("pg_temp_<oid>").
+ */
+extern Oid	cx_settings_relid(Relation rel);
+
 extern void cx_store_column_setting(Oid relid, const char *attname,
 									AttrNumber attnum, const CxCodec *codec,
 									bool level_isnull, int level,

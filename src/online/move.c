@@ -23,6 +23,7 @@
 #include "utils/syscache.h"
 
 #include "am/am.h"
+#include "catalog/attcompression.h"
 #include "online/move.h"
 
 /*
@@ -258,8 +259,10 @@ set_relam(Oid relid, Oid amoid)
 /*
  * heap -> compressx, before any pass: compressx reads every value heap
  * stores (core's formats), so only relam changes, under ACCESS EXCLUSIVE
- * (queued at most max_lock_wait, retried).  The passes that follow bring
- * the values to the settings (which start from attcompression).
+ * (queued at most max_lock_wait, retried), and the columns' COMPRESSION
+ * becomes the mirror of their settings (catalog/attcompression.c: a heap
+ * table's COMPRESSION is not kept).  The passes that follow bring the values
+ * to the settings, else to compressx.default_codec.
  */
 void
 cx_online_move_to_compressx(OnlineRun *run)
@@ -271,6 +274,9 @@ cx_online_move_to_compressx(OnlineRun *run)
 	rel = cx_online_open_checked(run);
 	table_close(rel, NoLock);
 	set_relam(run->relid, run->target_am);
+	/* heap's COMPRESSION is not kept: attcompression mirrors the settings */
+	if (cx_attcompression_moved_in(run->relid))
+		CommandCounterIncrement();
 	run->is_cx = true;
 	run->move = CX_MOVE_NONE;
 }

@@ -386,7 +386,14 @@ recompress_leaf_as_owner(Relation rel, TargetColumn *targets, int ntargets, int 
 	{
 		if (req->codec)
 		{
-			for (int i = 0; i < tupdesc->natts; i++)
+			/*
+			 * Each setting's trigger may change attcompression (the mirror,
+			 * catalog/attcompression.c), and the next statement's
+			 * invalidations replace the descriptor: read no field of it here.
+			 */
+			int			natts = tupdesc->natts;
+
+			for (int i = 0; i < natts; i++)
 				if (st.byattno[i])
 					cx_store_column_setting(relid, st.byattno[i]->name, i + 1,
 											req->codec, req->level_isnull,
