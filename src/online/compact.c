@@ -290,10 +290,25 @@ values_in_tail(Relation rel, Compaction *c, HeapTuple tuple, bool *resave,
 {
 	TupleDesc	desc = RelationGetDescr(rel);
 	BlockNumber last = InvalidBlockNumber;
+	bool		own_inline = false;
 
 	*chunks = 0;
 	if (c->tail_values == NULL)
 		return last;
+
+	/* cx_move_locked_row() leaves core's values of such a row where they are */
+	for (int i = 0; i < desc->natts; i++)
+	{
+		bool		isnull;
+		Datum		d;
+
+		if (TupleDescAttr(desc, i)->attlen != -1)
+			continue;
+		d = heap_getattr(tuple, i + 1, desc, &isnull);
+		own_inline |= !isnull && cx_is_own_datum(DatumGetPointer(d)) &&
+			VARSIZE(DatumGetPointer(d)) > CX_REF_SIZE;
+	}
+
 	for (int i = 0; i < desc->natts; i++)
 	{
 		bool		isnull;
@@ -309,7 +324,7 @@ values_in_tail(Relation rel, Compaction *c, HeapTuple tuple, bool *resave,
 		if (isnull)
 			continue;
 		v = (struct varlena *) DatumGetPointer(d);
-		if (VARATT_IS_EXTERNAL_ONDISK(v))
+		if (VARATT_IS_EXTERNAL_ONDISK(v) && !own_inline)
 		{
 			struct varatt_external ptr;
 
