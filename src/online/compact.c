@@ -62,6 +62,8 @@
 /* lazy vacuum's rule (vacuumlazy.c): it truncates at least this much */
 #define CX_TRUNCATE_MINIMUM		1000
 #define CX_TRUNCATE_FRACTION	16
+/* and less than 128 kB is not worth the rows' new versions and index entries */
+#define CX_COMPACT_MIN_BLOCKS	16
 
 /* One relation (the table or its TOAST relation), as surveyed. */
 typedef struct Survey
@@ -235,7 +237,8 @@ survey_block(Relation rel, Survey *sv, BlockNumber blk, bool prune,
  * for the largest chunk: a chunk of any size takes at most one slot of a
  * page, so this cannot fall short (a twentieth more, for the free space
  * map's coarse sizes).  No cut (nblocks) when what it would free is less
- * than VACUUM truncates.  Sets the room left before the cut.
+ * than VACUUM truncates, or less than 16 pages.  Sets the room left before
+ * the cut.
  */
 static void
 choose_cut(Survey *sv, bool toast)
@@ -255,8 +258,9 @@ choose_cut(Survey *sv, bool toast)
 	}
 	sv->cut = sv->nblocks;
 	sv->room = 0;
-	if (sv->nblocks - cut >= CX_TRUNCATE_MINIMUM ||
-		sv->nblocks - cut >= sv->nblocks / CX_TRUNCATE_FRACTION)
+	if (sv->nblocks - cut >= CX_COMPACT_MIN_BLOCKS &&
+		(sv->nblocks - cut >= CX_TRUNCATE_MINIMUM ||
+		 sv->nblocks - cut >= sv->nblocks / CX_TRUNCATE_FRACTION))
 	{
 		sv->cut = cut;
 		sv->room = toast ? front : front * 85 / 100;
