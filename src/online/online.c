@@ -1029,6 +1029,7 @@ run_online(OnlineRun *run)
 	Relation	rel;
 	float4		reltuples;
 	int64		rewritten_before = run->rows_rewritten;
+	bool		resumed;
 
 	/* the checks that need the relation, under a lock nobody waits for */
 	cx_online_lock_table(run, AccessShareLock);
@@ -1069,6 +1070,7 @@ run_online(OnlineRun *run)
 	 * The checks' ACCESS SHARE goes with their transaction: the steps that
 	 * follow take stronger locks, each in a transaction of its own.
 	 */
+	resumed = cx_online_run_recorded(run->relid);
 	cx_online_record_run(run, run->relid);
 	cx_online_commit(run);
 	if (run->move == CX_MOVE_TO_CX)
@@ -1083,7 +1085,13 @@ run_online(OnlineRun *run)
 		cx_online_start_relevel(run);
 		cx_online_commit(run);
 		run_passes(run);
-		if (run->rows_rewritten > rewritten_before)
+
+		/*
+		 * The room the rewrite freed, given back (compact.c): when this call
+		 * rewrote rows, or an earlier one was interrupted (maybe while
+		 * compacting).
+		 */
+		if (run->rows_rewritten > rewritten_before || resumed)
 			cx_online_compact(run);
 		cx_online_forget_run(run->relid);
 		cx_online_commit(run);
@@ -1110,7 +1118,8 @@ run_online(OnlineRun *run)
 			break;
 		cx_online_commit(run);
 	}
-	if (run->rows_rewritten > rewritten_before)
+	/* as above; the table is a heap table now */
+	if (run->rows_rewritten > rewritten_before || resumed)
 		cx_online_compact(run);
 	cx_online_forget_run(run->relid);
 	cx_online_commit(run);
