@@ -6,40 +6,55 @@
  *	  VACUUM can truncate what the rewrite left there.
  *
  * Why.  The passes rewrite rows in place, as UPDATEs do: the new versions
- * (and their TOAST chunks) of the first batches cannot go where the old
- * ones are, which are still visible, so they go to new pages at the end;
- * later batches reuse the room of earlier ones (online.c prunes it and
- * records it in the free space map).  So the run ends with the live data
- * spread over the old size plus the first batches' output, while the
- * values themselves take less room when the codec shrinks them; VACUUM
- * frees the room in the middle but truncates only empty pages at the end.
- * Measured on 3 507 HTML documents moved from heap (pglz) to compressx
- * (zstd): TOAST 17 MB before, 25 MB after the run and after VACUUM, 14 MB
- * after VACUUM FULL (doc/design/online.md, section 10).
+ * (and TOAST chunks) of the first batches cannot go where the old ones
+ * are, still visible, so they go to new pages at the end; later batches
+ * reuse the room of earlier ones (online.c prunes it and records it in the
+ * free space map).  So the run ends with the live data spread over the old
+ * size plus the first batches' output, though it takes less room when the
+ * codec shrinks it; VACUUM frees the room in the middle but truncates only
+ * empty pages at the end.  Reported (issue 28): 3 507 HTML documents moved
+ * from heap (pglz) to compressx (zstd) took TOAST from 17 to 24 MB, after
+ * VACUUM too; VACUUM FULL gave 14 MB.
  *
- * What.  For the table and for its TOAST relation: a survey reads every
- * page and adds up the room live row versions take; the cut is the first
- * block from which everything live fits, with a margin, in the free room
- * before it.  When VACUUM would truncate nothing at that cut anyway (less
- * than a sixteenth of the relation and less than 1 000 pages: lazy vacuum's
- * own rule), nothing is done.  Otherwise the free space map gets the room
- * of the pages before the cut (pruned first: heap_page_prune_opt, as any
- * reader does) and none for the pages from the cut, and each row that has
- * a version at or after the table's cut, or a TOAST chunk at or after the
- * TOAST relation's cut, is copied, in batches: cx_move_locked_row() writes
- * a new version as an UPDATE would (a TOAST value in the tail is saved
- * again, as stored: nothing is decoded or encoded), which heap places where
- * the free space map says.  heap keeps a new version on its old page when
- * it fits there: the pages from the cut are not pruned, so they rarely
- * have room, and a version that stays anyway is copied again in the same
- * transaction until its page is full (each copy a HOT update).
+ * What.  Rounds (at most three; a round that moves nothing ends them), each
+ * a brief wait for old snapshots (each transaction at most max_lock_wait),
+ * then steps, in transactions as short as the passes' batches:
+ *	  1. Survey the table: the room its versions not dead to everyone take,
+ *		 page by page, and the room free once pruned.  Its cut: the first
+ *		 block from which what lives fits in 85% of the free room before it.
+ *	  2. Prune the table's pages before the cut (heap_page_prune_opt, as any
+ *		 reader does) and record their room in the free space map, and none
+ *		 for the pages from the cut: nothing new goes there.  The pages from
+ *		 the cut are not pruned: full, they keep no new version on them.
+ *	  3. The same for the TOAST relation, its pages pruned as they are read.
+ *		 Its cut counts chunks against slots (room for the largest chunk): a
+ *		 chunk takes at most one slot of a page, so what moves fits.
+ *	  4. The TOAST values with a chunk from the cut (their last block), then
+ *		 the rows holding them, in the order of that block, last first.
+ *	  5. Each such row is copied (cx_move_locked_row), its values in the tail
+ *		 saved again as stored (nothing decoded or encoded), the chunks going
+ *		 where the free space map says, the old ones deleted as an UPDATE
+ *		 deletes them; a row holding an inline value in compressx's own
+ *		 format keeps its core TOAST values (heap's toaster must not shrink
+ *		 such a row).
+ *	  6. The table's rows from its cut, from its end down, copied the same
+ *		 way.  heap keeps a new version on its page when it fits: such a copy
+ *		 is copied again in the same transaction (a HOT update, no index
+ *		 entry), which fills the page until a copy goes elsewhere.
+ * A relation is left as it is when its cut would free less than VACUUM
+ * truncates (a sixteenth of it and 1 000 pages: lazy vacuum's rule) or less
+ * than 16 pages.  Moves stop when the room counted before a cut is used up,
+ * or the relation grew (the free space map had no room after all): last
+ * blocks first, so what stays is the lowest part of the tail.
  *
- * Guarantees as the passes': each batch is a transaction under ROW
- * EXCLUSIVE taken without queueing, rows locked without waiting (a row a
- * client holds stays where it is), run as the table's owner, no trigger,
+ * Guarantees as the passes': each transaction holds ROW EXCLUSIVE taken
+ * without queueing, locks rows without waiting (a row a client holds stays
+ * where it is), runs as the table's owner, fires no trigger, is
  * cancellable, and a crash leaves each row in its old or new version
- * (they hold the same values).  The relations are never truncated here
- * (that needs ACCESS EXCLUSIVE): VACUUM, or autovacuum, does it.
+ * (they hold the same values).  A copy is an UPDATE to replication and
+ * logical decoding, with index entries for the new version.  Nothing is
+ * truncated here (that takes ACCESS EXCLUSIVE): VACUUM, or autovacuum, does
+ * it.
  *
  *-------------------------------------------------------------------------
  */

@@ -28,6 +28,9 @@
  *	  4. Passes repeat until one finds nothing to rewrite and nothing held:
  *		 rows that clients wrote meanwhile with an old encoding (an UPDATE
  *		 keeps unchanged stored values) are caught by the next pass.
+ *	  5. The compaction (compact.c) moves the rows and TOAST values left at
+ *		 the end of the files into the room the rewrite freed, so that a
+ *		 plain VACUUM truncates the end.
  *
  * Every step is a transaction of its own that locks the table once (never
  * a stronger lock after a weaker one: that deadlocks with a client that
@@ -217,12 +220,12 @@ cx_online_begin_batch(OnlineRun *run, Batch *b)
 /*
  * Make the room the rewrite freed reusable by the rows it writes next.
  * The old versions of the rows a batch rewrote die when it commits; the
- * pages of the batch before the last are pruned (heap_page_prune_opt:
- * only if it has dead tuples no snapshot sees, under a cleanup lock taken
- * without waiting, as any scan does) and their free space is recorded in
- * the free space map, which VACUUM alone does otherwise.  Then new
- * versions go there instead of to new pages at the table's end: without
- * this a run grows a table by about its own size (bench-results/online).
+ * pages [from, to) of rel are pruned (heap_page_prune_opt: only if they
+ * have dead tuples no snapshot sees, under a cleanup lock taken without
+ * waiting, as any scan does) and their free space is recorded in the free
+ * space map, which VACUUM alone does otherwise.  Then new versions go
+ * there instead of to new pages at the table's end: without this a run
+ * grows a table by about its own size (bench-results/online).
  */
 void
 cx_online_prune_range(Relation rel, BlockNumber from, BlockNumber to)
@@ -1028,8 +1031,6 @@ run_online(OnlineRun *run)
 {
 	Relation	rel;
 	float4		reltuples;
-	int64		rewritten_before = run->rows_rewritten;
-	bool		resumed;
 
 	/* the checks that need the relation, under a lock nobody waits for */
 	cx_online_lock_table(run, AccessShareLock);
@@ -1070,7 +1071,6 @@ run_online(OnlineRun *run)
 	 * The checks' ACCESS SHARE goes with their transaction: the steps that
 	 * follow take stronger locks, each in a transaction of its own.
 	 */
-	resumed = cx_online_run_recorded(run->relid);
 	cx_online_record_run(run, run->relid);
 	cx_online_commit(run);
 	if (run->move == CX_MOVE_TO_CX)
@@ -1087,12 +1087,12 @@ run_online(OnlineRun *run)
 		run_passes(run);
 
 		/*
-		 * The room the rewrite freed, given back (compact.c): when this call
-		 * rewrote rows, or an earlier one was interrupted (maybe while
-		 * compacting).
+		 * The room the rewrite freed, given back (compact.c); on every call,
+		 * so that a call with nothing left to rewrite compacts (after a
+		 * cancel, or once the clients that held rows or old snapshots are
+		 * gone).
 		 */
-		if (run->rows_rewritten > rewritten_before || resumed)
-			cx_online_compact(run);
+		cx_online_compact(run);
 		cx_online_forget_run(run->relid);
 		cx_online_commit(run);
 		return;
@@ -1119,8 +1119,7 @@ run_online(OnlineRun *run)
 		cx_online_commit(run);
 	}
 	/* as above; the table is a heap table now */
-	if (run->rows_rewritten > rewritten_before || resumed)
-		cx_online_compact(run);
+	cx_online_compact(run);
 	cx_online_forget_run(run->relid);
 	cx_online_commit(run);
 }

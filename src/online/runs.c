@@ -125,22 +125,6 @@ cx_online_forget_run(Oid relid)
 }
 
 /*
- * Whether compressx.online_runs holds a run of relid: an earlier call on it
- * was interrupted (before its end, the compaction included).
- */
-bool
-cx_online_run_recorded(Oid relid)
-{
-	Oid			types[1] = {OIDOID};
-	Datum		values[1] = {ObjectIdGetDatum(relid)};
-
-	if (!OidIsValid(cx_extension_table_oid("online_runs")))
-		return false;
-	return cx_settings_exec("SELECT count(*)::int4 FROM compressx.online_runs WHERE relid = $1",
-							1, types, values, NULL) > 0;
-}
-
-/*
  * Whether a dictionary of compressx.dictionaries serves relid (trained on it
  * or on a partitioned ancestor): only then can a stored zstd value name
  * one, so only then are values' dictionaries compared (a reference's needs

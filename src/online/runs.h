@@ -13,7 +13,6 @@
 
 extern void cx_online_record_run(OnlineRun *run, Oid relid);
 extern void cx_online_forget_run(Oid relid);
-extern bool cx_online_run_recorded(Oid relid);
 extern void cx_online_start_relevel(OnlineRun *run);
 extern bool cx_online_table_has_dictionaries(Oid relid);
 
