@@ -673,9 +673,6 @@ compact_batch(OnlineRun *run, Compaction *c)
 		MemoryContext oldcxt;
 
 		CHECK_FOR_INTERRUPTS();
-		if (done >= run->batch_rows ||
-			TimestampDifferenceExceeds(start, GetCurrentTimestamp(), (int) budget_ms))
-			break;
 		oldcxt = MemoryContextSwitchTo(rowcxt);
 		switch (c->step)
 		{
@@ -758,6 +755,11 @@ compact_batch(OnlineRun *run, Compaction *c)
 		if (step_done)
 			next_step(c, b.rel);
 		cx_online_progress(run, CX_ONLINE_BLKS_DONE, c->pos);
+
+		/* at least one block or row per transaction, as a pass's batch */
+		if (done >= run->batch_rows ||
+			TimestampDifferenceExceeds(start, GetCurrentTimestamp(), (int) budget_ms))
+			break;
 	}
 	FreeAccessStrategy(strategy);
 	if (toast)
