@@ -648,6 +648,7 @@ compact_batch(OnlineRun *run, Compaction *c)
 	BufferAccessStrategy strategy = GetAccessStrategy(BAS_BULKREAD);
 	Relation	toast = NULL;
 	TransactionId horizon;
+	TransactionId toast_horizon = InvalidTransactionId;
 	int			done = 0;
 	MemoryContext rowcxt;
 
@@ -657,6 +658,8 @@ compact_batch(OnlineRun *run, Compaction *c)
 	if (OidIsValid(b.rel->rd_rel->reltoastrelid))
 		toast = table_open(b.rel->rd_rel->reltoastrelid, RowExclusiveLock);
 	horizon = GetOldestNonRemovableTransactionId(b.rel);
+	if (toast)
+		toast_horizon = GetOldestNonRemovableTransactionId(toast);
 	rowcxt = b.rowcxt;
 
 	/*
@@ -696,8 +699,7 @@ compact_batch(OnlineRun *run, Compaction *c)
 				if (c->pos == 0)
 					survey_init(c, &c->toast, toast ? RelationGetNumberOfBlocks(toast) : 0);
 				if (c->pos < c->toast.nblocks)
-					survey_block(toast, &c->toast, c->pos++, true,
-								 GetOldestNonRemovableTransactionId(toast), strategy);
+					survey_block(toast, &c->toast, c->pos++, true, toast_horizon, strategy);
 				step_done = c->pos >= c->toast.nblocks;
 				break;
 			case STEP_FIND_VALUES:
