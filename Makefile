@@ -29,6 +29,7 @@ OBJS = \
 	src/dictionaries/state.o \
 	src/dictionaries/train.o \
 	src/dictionaries/worker.o \
+	src/online/compact.o \
 	src/online/move.o \
 	src/online/online.o \
 	src/online/run.o \

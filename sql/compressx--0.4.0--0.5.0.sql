@@ -368,3 +368,37 @@ $$;
 
 COMMENT ON FUNCTION compressx.stored_size(regclass, tid, name) IS
 'the bytes the value of column_name in row row_ctid of rel takes as stored (pg_column_size() on heap; compressx''s zstd values reach pg_column_size() decoded), NULL for a NULL value or no such row (SELECT privilege)';
+-- Item A8 (issue 28): recompress_online ends each table with a compaction
+-- (rows and TOAST values at the end of the table move into the room the
+-- rewrite freed, so that a plain VACUUM truncates): its phase.
+CREATE OR REPLACE VIEW compressx.recompress_online_progress AS
+SELECT p.pid,
+       d.datname,
+       p.relid,
+       p.relid::pg_catalog.regclass AS relation,
+       CASE WHEN p.param2 OPERATOR(pg_catalog.=) 1::pg_catalog.int8 THEN 'setting target'
+            WHEN p.param2 OPERATOR(pg_catalog.=) 2::pg_catalog.int8 THEN 'rewriting'
+            WHEN p.param2 OPERATOR(pg_catalog.=) 3::pg_catalog.int8 THEN 'retrying held rows'
+            WHEN p.param2 OPERATOR(pg_catalog.=) 4::pg_catalog.int8 THEN 'waiting for writers'
+            WHEN p.param2 OPERATOR(pg_catalog.=) 5::pg_catalog.int8 THEN 'waiting for old row versions'
+            WHEN p.param2 OPERATOR(pg_catalog.=) 6::pg_catalog.int8 THEN 'changing access method'
+            WHEN p.param2 OPERATOR(pg_catalog.=) 7::pg_catalog.int8 THEN 'compacting'
+            ELSE 'starting'
+       END AS phase,
+       CASE WHEN p.param13 OPERATOR(pg_catalog.<>) 0::pg_catalog.int8
+            THEN p.param13::pg_catalog.oid::pg_catalog.regclass END AS current_table,
+       p.param14 AS tables_done,
+       p.param15 AS tables_total,
+       p.param3 AS pass,
+       p.param4 AS heap_blks_total,
+       p.param5 AS heap_blks_scanned,
+       p.param6 AS rows_total_estimate,
+       p.param7 AS rows_checked,
+       p.param8 AS rows_rewritten,
+       p.param9 AS bytes_before,
+       p.param10 AS bytes_after,
+       p.param11 AS retries,
+       p.param12 AS batches
+FROM compressx.progress_info() p
+LEFT JOIN pg_catalog.pg_database d ON d.oid OPERATOR(pg_catalog.=) p.datid
+WHERE p.param20 OPERATOR(pg_catalog.=) 1129860942::pg_catalog.int8;

@@ -143,7 +143,7 @@ BEGIN
     WHERE (SELECT count(*) FROM rk_idx h2
            WHERE to_tsvector('simple', h2.gs) @@ to_tsquery('simple', 'word' || h.id)) = 1
     UNION ALL
-    SELECT 'spgist', count(*) FROM rk_idx h WHERE (SELECT count(*) FROM rk_idx h2 WHERE h2.sp = h.sp) = 1
+    SELECT 'spgist', count(*) FROM rk_idx h WHERE (SELECT count(*) FROM rk_idx h2 WHERE h2.sp ~>=~ h.sp AND h2.sp ~<=~ h.sp) = 1
     UNION ALL
     SELECT 'expression', count(*) FROM rk_idx h WHERE (SELECT count(*) FROM rk_idx h2 WHERE md5(h2.hs) = md5(h.hs)) = 1
     UNION ALL
@@ -169,7 +169,7 @@ SET enable_bitmapscan = off;
 EXPLAIN (COSTS OFF) SELECT 1 FROM rk_idx WHERE bt = 'x';
 EXPLAIN (COSTS OFF) SELECT 1 FROM rk_idx WHERE hs = 'x';
 EXPLAIN (COSTS OFF) SELECT 1 FROM rk_idx WHERE to_tsvector('simple', gs) @@ to_tsquery('simple', 'x');
-EXPLAIN (COSTS OFF) SELECT 1 FROM rk_idx WHERE sp = 'x';
+EXPLAIN (COSTS OFF) SELECT 1 FROM rk_idx WHERE sp ~>=~ 'x' AND sp ~<=~ 'x';
 EXPLAIN (COSTS OFF) SELECT 1 FROM rk_idx WHERE md5(hs) = 'x';
 EXPLAIN (COSTS OFF) SELECT 1 FROM rk_idx WHERE left(bt, 20) = 'x' AND id % 2 = 0;
 EXPLAIN (COSTS OFF) SELECT 1 FROM rk_idx WHERE r && int4range(1, 2);

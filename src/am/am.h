@@ -84,6 +84,17 @@ extern TM_Result cx_reencode_locked_row(Relation rel, HeapTuple oldtup,
 										ItemPointer newtid,
 										CxUpdateIndexes *update_indexes);
 
+/*
+ * Online compaction: replace the locked row version oldtup by a copy that
+ * heap places afresh, the out-of-line values of the columns with resave[i]
+ * (resave may be NULL) saved again as stored (not decoded); the caller
+ * inserts index entries when *update_indexes says so.
+ */
+extern TM_Result cx_move_locked_row(Relation rel, HeapTuple oldtup,
+									const bool *resave, CommandId cid,
+									ItemPointer newtid,
+									CxUpdateIndexes *update_indexes);
+
 /* am_index.c */
 extern double cx_index_build_range_scan(Relation tableRelation,
 										Relation indexRelation,

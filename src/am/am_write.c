@@ -923,3 +923,84 @@ cx_reencode_locked_row(Relation rel, HeapTuple oldtup,
 	MemoryContextReset(cxt);
 	return result;
 }
+
+/*
+ * Online recompression's compaction (online/compact.c): replace the stored
+ * row version oldtup, which the caller has locked with LockTupleExclusive,
+ * by a copy of it, so that heap places the copy where the free space map
+ * points, and the out-of-line values of the columns with resave[i] (resave
+ * may be NULL) get new TOAST chunks, placed the same way: a compressx
+ * reference's body is saved again as it is stored (not decoded), a value in
+ * core's TOAST is handed to heap's toaster inline, as stored (compressed or
+ * not), which moves it out of line again (not in a row that holds an inline
+ * value in compressx's own format: see below).  The old chunks are deleted as an
+ * UPDATE deletes them.  Nothing is decoded or encoded; no trigger fires;
+ * the caller inserts index entries when *update_indexes says so.  Sets
+ * *newtid.
+ */
+TM_Result
+cx_move_locked_row(Relation rel, HeapTuple oldtup, const bool *resave,
+				   CommandId cid, ItemPointer newtid,
+				   CxUpdateIndexes *update_indexes)
+{
+	MemoryContext cxt;
+	MemoryContext oldcxt = begin_encode(&cxt);
+	TupleDesc	desc = RelationGetDescr(rel);
+	Datum	   *values = palloc(sizeof(Datum) * Max(desc->natts, 1));
+	bool	   *isnull = palloc(sizeof(bool) * Max(desc->natts, 1));
+	HeapTuple	newtup;
+	TM_FailureData tmfd;
+	LockTupleMode lockmode;
+	TM_Result	result;
+
+	bool		own_inline = false;
+
+	heap_deform_tuple(oldtup, desc, values, isnull);
+
+	/*
+	 * A value in core's TOAST goes back to heap's toaster inline, which then
+	 * moves the row's largest inline value out of line: never do that to a
+	 * row holding an inline value in compressx's own format, which heap's
+	 * toaster must never meet in a row it shrinks.  Such a row keeps its
+	 * core values where they are.
+	 */
+	for (int i = 0; i < desc->natts; i++)
+		own_inline |= !isnull[i] && TupleDescAttr(desc, i)->attlen == -1 &&
+			is_own_inline((struct varlena *) DatumGetPointer(values[i]));
+
+	for (int i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+		struct varlena *v;
+
+		/* as an UPDATE does: a dropped column's value (and its TOAST) goes */
+		if (att->attisdropped)
+			isnull[i] = true;
+		if (isnull[i] || att->attlen != -1 || resave == NULL || !resave[i])
+			continue;
+		v = (struct varlena *) DatumGetPointer(values[i]);
+		if (cx_is_own_datum(v) &&
+			cx_attribute(v, RelationGetRelid(rel), NULL) == CX_OWN_REFERENCE)
+			values[i] = PointerGetDatum(cx_externalize(rel,
+													   cx_fetch_own_inline(v, RelationGetRelid(rel),
+																		   NameStr(att->attname)),
+													   NULL, 0));
+		else if (VARATT_IS_EXTERNAL_ONDISK(v) && !own_inline)
+			values[i] = PointerGetDatum(detoast_external_attr(v));
+	}
+	newtup = heap_form_tuple(desc, values, isnull);
+	newtup->t_tableOid = RelationGetRelid(rel);
+	if (bodies_wanted(rel))
+		log_identity_bodies(rel, oldtup);
+	result = cx_heap_update(rel, &oldtup->t_self, newtup, cid, InvalidSnapshot,
+							true, &tmfd, &lockmode, update_indexes);
+	ItemPointerSetInvalid(newtid);
+	if (result == TM_Ok)
+	{
+		cx_delete_refs(rel, oldtup, newtup, false);
+		*newtid = newtup->t_self;
+	}
+	MemoryContextSwitchTo(oldcxt);
+	MemoryContextReset(cxt);
+	return result;
+}

@@ -28,6 +28,9 @@
  *	  4. Passes repeat until one finds nothing to rewrite and nothing held:
  *		 rows that clients wrote meanwhile with an old encoding (an UPDATE
  *		 keeps unchanged stored values) are caught by the next pass.
+ *	  5. The compaction (compact.c) moves the rows and TOAST values left at
+ *		 the end of the files into the room the rewrite freed, so that a
+ *		 plain VACUUM truncates the end.
  *
  * Every step is a transaction of its own that locks the table once (never
  * a stronger lock after a weaker one: that deadlocks with a client that
@@ -63,29 +66,6 @@
 
 PG_FUNCTION_INFO_V1(compressx_recompress_online);
 
-
-/* What one batch (transaction) needs. */
-typedef struct Batch
-{
-	Relation	rel;
-	TupleDesc	desc;
-	bool	   *target;			/* attno-1: a target column */
-	CxStoredMethod *method;		/* attno-1: its stored target method */
-	char	   *cmethod;		/* heap: attno-1: core method char */
-	CxColumnSetting *settings;	/* compressx: the columns' settings */
-	bool		check_dicts;	/* compressx: compare values' dictionaries */
-	TransactionId relevel_xid;	/* see OnlineRun */
-	Snapshot	snapshot;
-	TransactionId horizon;		/* moving to heap: older versions are dead */
-	EState	   *estate;
-	ResultRelInfo *rri;
-	TupleTableSlot *slot;
-	HeapTupleData *visible;		/* a block's rows the snapshot sees, */
-	char	   *pagecopy;		/* copied here (BLCKSZ, maxaligned) */
-	MemoryContext batchcxt;		/* freed with the batch */
-	MemoryContext rowcxt;		/* reset per row */
-	MemoryContext oldcxt;
-} Batch;
 
 /*
  * Step 1: make the target the columns' setting, so rows written from now
@@ -158,8 +138,8 @@ set_target(OnlineRun *run)
 }
 
 /* Open a batch: ROW EXCLUSIVE on the table, a fresh snapshot, indexes. */
-static void
-begin_batch(OnlineRun *run, Batch *b)
+void
+cx_online_begin_batch(OnlineRun *run, Batch *b)
 {
 	TargetColumn *targets;
 	int			ntargets;
@@ -240,15 +220,15 @@ begin_batch(OnlineRun *run, Batch *b)
 /*
  * Make the room the rewrite freed reusable by the rows it writes next.
  * The old versions of the rows a batch rewrote die when it commits; the
- * pages of the batch before the last are pruned (heap_page_prune_opt:
- * only if it has dead tuples no snapshot sees, under a cleanup lock taken
- * without waiting, as any scan does) and their free space is recorded in
- * the free space map, which VACUUM alone does otherwise.  Then new
- * versions go there instead of to new pages at the table's end: without
- * this a run grows a table by about its own size (bench-results/online).
+ * pages [from, to) of rel are pruned (heap_page_prune_opt: only if they
+ * have dead tuples no snapshot sees, under a cleanup lock taken without
+ * waiting, as any scan does) and their free space is recorded in the free
+ * space map, which VACUUM alone does otherwise.  Then new versions go
+ * there instead of to new pages at the table's end: without this a run
+ * grows a table by about its own size (bench-results/online).
  */
-static void
-prune_range(Relation rel, BlockNumber from, BlockNumber to)
+void
+cx_online_prune_range(Relation rel, BlockNumber from, BlockNumber to)
 {
 	to = Min(to, RelationGetNumberOfBlocks(rel));
 	for (BlockNumber blk = from; blk < to; blk++)
@@ -284,13 +264,14 @@ prune_range(Relation rel, BlockNumber from, BlockNumber to)
 		FreeSpaceMapVacuumRange(rel, from, to);
 }
 
+/*
+ * Prune the pages of a batch (blocks [from, to) of rel) and the share of
+ * the TOAST relation its chunks are guessed to lie in.
+ */
 static void
-reuse_freed_space(OnlineRun *run, Relation rel)
+prune_batch_range(OnlineRun *run, Relation rel, BlockNumber from, BlockNumber to)
 {
-	BlockNumber from = run->done_from[0];
-	BlockNumber to = run->done_to[0];
-
-	prune_range(rel, from, to);
+	cx_online_prune_range(rel, from, to);
 
 	/*
 	 * The TOAST chunks of the values replaced are deleted too.  Where they
@@ -298,25 +279,40 @@ reuse_freed_space(OnlineRun *run, Relation rel)
 	 * laid down in the order of their rows, so the same share of the TOAST
 	 * relation as of the table (as both were when the pass began) is
 	 * pruned: a guess that costs a page read where wrong, and lets new
-	 * chunks reuse old ones' room where right.  VACUUM gets the rest.
+	 * chunks reuse old ones' room where right.  The compaction at the end
+	 * (compact.c) gets the rest.
 	 */
 	if (OidIsValid(rel->rd_rel->reltoastrelid) && run->pass_blocks > 0 && from < to)
 	{
 		Relation	toast = table_open(rel->rd_rel->reltoastrelid, AccessShareLock);
 		uint64		tb = run->pass_toast_blocks;
 
-		prune_range(toast, (BlockNumber) (from * tb / run->pass_blocks),
-					(BlockNumber) Min((uint64) to * tb / run->pass_blocks + 1, tb));
+		cx_online_prune_range(toast, (BlockNumber) (from * tb / run->pass_blocks),
+							  (BlockNumber) Min((uint64) to * tb / run->pass_blocks + 1, tb));
 		table_close(toast, AccessShareLock);
 	}
+}
+
+/*
+ * Before a batch: prune the pages of the last batch, whose old versions
+ * are dead to everyone once no client's snapshot is older than its commit
+ * (pruning skips a page otherwise), and again those of the batch before,
+ * for the versions a client's snapshot kept alive the first time.  So the
+ * next versions go to room the rewrite freed, at most two batches behind.
+ */
+static void
+reuse_freed_space(OnlineRun *run, Relation rel)
+{
+	prune_batch_range(run, rel, run->done_from[0], run->done_to[0]);
+	prune_batch_range(run, rel, run->done_from[1], run->done_to[1]);
 	run->done_from[0] = run->done_from[1];
 	run->done_to[0] = run->done_to[1];
 	run->done_from[1] = run->done_to[1] = 0;
 }
 
 /* Close a batch (the caller commits). */
-static void
-end_batch(Batch *b)
+void
+cx_online_end_batch(Batch *b)
 {
 	ExecDropSingleTupleTableSlot(b->slot);
 	ExecCloseIndices(b->rri);
@@ -483,18 +479,16 @@ reencode_heap_row(Batch *b, HeapTuple oldtup, CommandId cid, ItemPointer newtid,
 }
 
 /*
- * Rewrite the row version at tid if it still needs it.  The row lock is
- * taken with wait_policy (LockWaitSkip in passes: a row a client holds is
- * left for the retry).  Returns heap_lock_tuple's answer; *rewritten says
- * whether a new version was written.  Runs in the batch's row context.
+ * Lock the row version at tid with LockTupleExclusive (wait_policy), if it
+ * is still one the batch's snapshot sees.  Returns heap_lock_tuple's
+ * answer (TM_Deleted when the version is gone); on TM_Ok, *oldtup is a copy
+ * of the locked version, in the current memory context.
  */
-static TM_Result
-rewrite_row(OnlineRun *run, Batch *b, ItemPointer tid, LockWaitPolicy wait_policy,
-			bool *rewritten)
+TM_Result
+cx_online_lock_row(Batch *b, ItemPointer tid, LockWaitPolicy wait_policy,
+				   HeapTuple *oldtup)
 {
 	HeapTupleData locked;
-	HeapTuple	oldtup;
-	HeapTuple	stored;
 	Buffer		buf;
 	Buffer		pin;
 	Page		page;
@@ -503,10 +497,8 @@ rewrite_row(OnlineRun *run, Batch *b, ItemPointer tid, LockWaitPolicy wait_polic
 	TM_FailureData tmfd;
 	TM_Result	result;
 	CommandId	cid = GetCurrentCommandId(true);
-	ItemPointerData newtid;
-	CxUpdateIndexes update_indexes;
 
-	*rewritten = false;
+	*oldtup = NULL;
 	locked.t_self = *tid;
 
 	/*
@@ -554,9 +546,58 @@ rewrite_row(OnlineRun *run, Batch *b, ItemPointer tid, LockWaitPolicy wait_polic
 		return result;
 	}
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
-	oldtup = heap_copytuple(&locked);
+	*oldtup = heap_copytuple(&locked);
 	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 	ReleaseBuffer(buf);
+	return TM_Ok;
+}
+
+/*
+ * The index entries of the new version at newtid that the update which
+ * wrote it calls for (update_indexes): the stored bytes of indexed columns
+ * changed, or the version left its page, so heap_update() did not update
+ * in place (HOT).  Its values are the old ones, decoded as a query reads
+ * them.
+ */
+void
+cx_online_index_new_version(Batch *b, ItemPointer newtid, CxUpdateIndexes update_indexes)
+{
+	List	   *recheck;
+
+	if (!cx_update_needs_indexes(update_indexes) || b->rri->ri_NumIndices == 0)
+		return;
+	if (!table_tuple_fetch_row_version(b->rel, newtid, SnapshotAny, b->slot))
+		elog(ERROR, "could not fetch new tuple version (%u,%u) of relation \"%s\"",
+			 ItemPointerGetBlockNumber(newtid), ItemPointerGetOffsetNumber(newtid),
+			 RelationGetRelationName(b->rel));
+	recheck = cx_insert_update_index_tuples(b->rri, b->slot, b->estate,
+											update_indexes);
+	list_free(recheck);
+	ExecClearTuple(b->slot);
+	ResetPerTupleExprContext(b->estate);
+}
+
+/*
+ * Rewrite the row version at tid if it still needs it.  The row lock is
+ * taken with wait_policy (LockWaitSkip in passes: a row a client holds is
+ * left for the retry).  Returns heap_lock_tuple's answer; *rewritten says
+ * whether a new version was written.  Runs in the batch's row context.
+ */
+static TM_Result
+rewrite_row(OnlineRun *run, Batch *b, ItemPointer tid, LockWaitPolicy wait_policy,
+			bool *rewritten)
+{
+	HeapTuple	oldtup;
+	HeapTuple	stored;
+	TM_Result	result;
+	CommandId	cid = GetCurrentCommandId(true);
+	ItemPointerData newtid;
+	CxUpdateIndexes update_indexes;
+
+	*rewritten = false;
+	result = cx_online_lock_row(b, tid, wait_policy, &oldtup);
+	if (result != TM_Ok)
+		return result;
 
 	/* the version read before the lock may have been replaced meanwhile */
 	if (!scan_targets(b, oldtup, NULL, NULL))
@@ -581,25 +622,8 @@ rewrite_row(OnlineRun *run, Batch *b, ItemPointer tid, LockWaitPolicy wait_polic
 			 ItemPointerGetBlockNumber(tid), ItemPointerGetOffsetNumber(tid),
 			 RelationGetRelationName(b->rel));
 
-	/*
-	 * The stored bytes of indexed columns changed, so heap_update() did not
-	 * update in place (HOT) and every index needs an entry for the new
-	 * version; its values are the old ones, decoded as a query reads them.
-	 */
-	if (cx_update_needs_indexes(update_indexes) && b->rri->ri_NumIndices > 0)
-	{
-		List	   *recheck;
-
-		if (!table_tuple_fetch_row_version(b->rel, &newtid, SnapshotAny, b->slot))
-			elog(ERROR, "could not fetch new tuple version (%u,%u) of relation \"%s\"",
-				 ItemPointerGetBlockNumber(&newtid), ItemPointerGetOffsetNumber(&newtid),
-				 RelationGetRelationName(b->rel));
-		recheck = cx_insert_update_index_tuples(b->rri, b->slot, b->estate,
-												update_indexes);
-		list_free(recheck);
-		ExecClearTuple(b->slot);
-		ResetPerTupleExprContext(b->estate);
-	}
+	/* the stored bytes of indexed columns changed: no HOT update */
+	cx_online_index_new_version(b, &newtid, update_indexes);
 
 	stored = cx_fetch_stored_tuple(b->rel, &newtid);
 	(void) scan_targets(b, oldtup, NULL, &run->bytes_before);
@@ -640,7 +664,7 @@ run_batch(OnlineRun *run, BlockNumber *blk)
 	int			done = 0;
 	bool		full = false;
 
-	begin_batch(run, &b);
+	cx_online_begin_batch(run, &b);
 	if (!run->file_replaced)
 		reuse_freed_space(run, b.rel);
 	nblocks = RelationGetNumberOfBlocks(b.rel);
@@ -794,7 +818,7 @@ run_batch(OnlineRun *run, BlockNumber *blk)
 	if (cx_debug_rewrite_delay_ms > 0)
 		cx_online_nap(cx_debug_rewrite_delay_ms);
 
-	end_batch(&b);
+	cx_online_end_batch(&b);
 	cx_online_report(run, CX_ONLINE_PHASE_REWRITE);
 	return *blk >= nblocks;
 }
@@ -829,11 +853,11 @@ retry_held(OnlineRun *run, ItemPointer tid)
 	Batch		b;
 	RetryArg	ra;
 
-	begin_batch(run, &b);
+	cx_online_begin_batch(run, &b);
 	if (run->file_replaced)
 	{
 		/* the tid named a row of the old file: the next pass reads the new */
-		end_batch(&b);
+		cx_online_end_batch(&b);
 		return;
 	}
 	ra.run = run;
@@ -851,7 +875,7 @@ retry_held(OnlineRun *run, ItemPointer tid)
 	}
 	else if (ra.result == TM_Updated || ra.result == TM_Deleted || ra.rewritten)
 		run->pass_changed = true;
-	end_batch(&b);
+	cx_online_end_batch(&b);
 	cx_online_report(run, CX_ONLINE_PHASE_RETRY);
 }
 
@@ -1061,6 +1085,14 @@ run_online(OnlineRun *run)
 		cx_online_start_relevel(run);
 		cx_online_commit(run);
 		run_passes(run);
+
+		/*
+		 * The room the rewrite freed, given back (compact.c); on every call,
+		 * so that a call with nothing left to rewrite compacts (after a
+		 * cancel, or once the clients that held rows or old snapshots are
+		 * gone).
+		 */
+		cx_online_compact(run);
 		cx_online_forget_run(run->relid);
 		cx_online_commit(run);
 		return;
@@ -1086,6 +1118,8 @@ run_online(OnlineRun *run)
 			break;
 		cx_online_commit(run);
 	}
+	/* as above; the table is a heap table now */
+	cx_online_compact(run);
 	cx_online_forget_run(run->relid);
 	cx_online_commit(run);
 }

@@ -15,6 +15,8 @@
 #define COMPRESSX_ONLINE_RUN_H
 
 #include "access/htup.h"
+#include "access/tableam.h"
+#include "nodes/execnodes.h"
 #include "storage/itemptr.h"
 #include "storage/lock.h"
 #include "utils/backend_progress.h"
@@ -22,6 +24,8 @@
 #include "utils/snapshot.h"
 
 #include "catalog/relation.h"
+#include "catalog/settings.h"
+#include "storage/format.h"
 #include "sql/progress.h"
 #include "sql/recompress.h"
 
@@ -53,6 +57,7 @@
 #define CX_ONLINE_PHASE_WRITERS 4	/* waiting for writers that started before */
 #define CX_ONLINE_PHASE_OLD		5	/* waiting for old row versions to die */
 #define CX_ONLINE_PHASE_AM		6	/* changing the access method */
+#define CX_ONLINE_PHASE_COMPACT 7	/* moving data out of the tails */
 
 /* advisory lock (field4) marking a run on a table, held for the session */
 #define CX_ONLINE_LOCK_FIELD4	0x4358
@@ -112,6 +117,41 @@ typedef struct OnlineRun
 	BlockNumber pass_toast_blocks;	/* its TOAST relation's, then */
 	MemoryContext cxt;			/* lives as long as the call */
 } OnlineRun;
+
+/* What one batch (transaction) needs. */
+typedef struct Batch
+{
+	Relation	rel;
+	TupleDesc	desc;
+	bool	   *target;			/* attno-1: a target column */
+	CxStoredMethod *method;		/* attno-1: its stored target method */
+	char	   *cmethod;		/* heap: attno-1: core method char */
+	CxColumnSetting *settings;	/* compressx: the columns' settings */
+	bool		check_dicts;	/* compressx: compare values' dictionaries */
+	TransactionId relevel_xid;	/* see OnlineRun */
+	Snapshot	snapshot;
+	TransactionId horizon;		/* moving to heap: older versions are dead */
+	EState	   *estate;
+	ResultRelInfo *rri;
+	TupleTableSlot *slot;
+	HeapTupleData *visible;		/* a block's rows the snapshot sees, */
+	char	   *pagecopy;		/* copied here (BLCKSZ, maxaligned) */
+	MemoryContext batchcxt;		/* freed with the batch */
+	MemoryContext rowcxt;		/* reset per row */
+	MemoryContext oldcxt;
+} Batch;
+
+/* online.c: the batches the passes and the compaction are made of */
+extern void cx_online_begin_batch(OnlineRun *run, Batch *b);
+extern void cx_online_end_batch(Batch *b);
+extern void cx_online_prune_range(Relation rel, BlockNumber from, BlockNumber to);
+extern TM_Result cx_online_lock_row(Batch *b, ItemPointer tid,
+									LockWaitPolicy wait_policy, HeapTuple *oldtup);
+extern void cx_online_index_new_version(Batch *b, ItemPointer newtid,
+										CxUpdateIndexes update_indexes);
+
+/* compact.c */
+extern void cx_online_compact(OnlineRun *run);
 
 /* run.c */
 extern void cx_online_progress(OnlineRun *run, int idx, int64 val);

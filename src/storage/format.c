@@ -415,6 +415,19 @@ fetch_body(const struct varlena *ref, Oid relid, const char *attname)
 }
 
 struct varlena *
+cx_fetch_own_inline(const struct varlena *ref, Oid relid, const char *attname)
+{
+	struct varlena *body;
+	struct varlena *v;
+
+	Assert(cx_attribute(ref, relid, NULL) == CX_OWN_REFERENCE);
+	body = fetch_body(ref, relid, attname);
+	v = cx_inline_from_body(ref, VARDATA(body), (int32) (VARSIZE(body) - VARHDRSZ));
+	pfree(body);
+	return v;
+}
+
+struct varlena *
 cx_decode(const struct varlena *value, Oid relid, const char *attname)
 {
 	return cx_decode_into(value, relid, attname, NULL);

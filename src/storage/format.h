@@ -297,4 +297,12 @@ extern void cx_reference_target(const struct varlena *ref, Oid *toastrelid,
 extern struct varlena *cx_inline_from_body(const struct varlena *ref,
 										   const char *body, int32 bodylen);
 
+/*
+ * The inline own value the reference ref of relid's column attname stands
+ * for, its body fetched from TOAST and checked against the recorded length
+ * (not decoded), palloc'd: what cx_externalize() saves again elsewhere.
+ */
+extern struct varlena *cx_fetch_own_inline(const struct varlena *ref, Oid relid,
+										   const char *attname);
+
 #endif							/* COMPRESSX_FORMAT_H */

@@ -1,0 +1,821 @@
+/*-------------------------------------------------------------------------
+ *
+ * compact.c
+ *	  recompress_online's last step on a table: move the live data out of
+ *	  the end of the table and of its TOAST relation, so that a plain
+ *	  VACUUM can truncate what the rewrite left there.
+ *
+ * Why.  The passes rewrite rows in place, as UPDATEs do: the new versions
+ * (and TOAST chunks) of the first batches cannot go where the old ones
+ * are, still visible, so they go to new pages at the end; later batches
+ * reuse the room of earlier ones (online.c prunes it and records it in the
+ * free space map).  So the run ends with the live data spread over the old
+ * size plus the first batches' output, though it takes less room when the
+ * codec shrinks it; VACUUM frees the room in the middle but truncates only
+ * empty pages at the end.  Reported (issue 28): 3 507 HTML documents moved
+ * from heap (pglz) to compressx (zstd) took TOAST from 17 to 24 MB, after
+ * VACUUM too; VACUUM FULL gave 14 MB.
+ *
+ * What.  Rounds (at most three; a round that moves nothing ends them), each
+ * a brief wait for old snapshots (each transaction at most max_lock_wait),
+ * then steps, in transactions as short as the passes' batches:
+ *	  1. Survey the table: the room its versions not dead to everyone take,
+ *		 page by page, and the room free once pruned.  Its cut: the first
+ *		 block from which what lives fits in 85% of the free room before it.
+ *	  2. Prune the table's pages before the cut (heap_page_prune_opt, as any
+ *		 reader does) and record their room in the free space map, and none
+ *		 for the pages from the cut: nothing new goes there.  The pages from
+ *		 the cut are not pruned: full, they keep no new version on them.
+ *	  3. The same for the TOAST relation, its pages pruned as they are read.
+ *		 Its cut counts chunks against slots (room for the largest chunk): a
+ *		 chunk takes at most one slot of a page, so what moves fits.
+ *	  4. The TOAST values with a chunk from the cut (their last block), then
+ *		 the rows holding them, in the order of that block, last first.
+ *	  5. Each such row is copied (cx_move_locked_row), its values in the tail
+ *		 saved again as stored (nothing decoded or encoded), the chunks going
+ *		 where the free space map says, the old ones deleted as an UPDATE
+ *		 deletes them; a row holding an inline value in compressx's own
+ *		 format keeps its core TOAST values (heap's toaster must not shrink
+ *		 such a row).
+ *	  6. The table's rows from its cut, from its end down, copied the same
+ *		 way.  heap keeps a new version on its page when it fits: such a copy
+ *		 is copied again in the same transaction (a HOT update, no index
+ *		 entry), which fills the page until a copy goes elsewhere.
+ * A relation is left as it is when its cut would free less than VACUUM
+ * truncates (a sixteenth of it and 1 000 pages: lazy vacuum's rule) or less
+ * than 16 pages.  Moves stop when the room counted before a cut is used up,
+ * or the relation grew (the free space map had no room after all): last
+ * blocks first, so what stays is the lowest part of the tail.
+ *
+ * Guarantees as the passes': each transaction holds ROW EXCLUSIVE taken
+ * without queueing, locks rows without waiting (a row a client holds stays
+ * where it is), runs as the table's owner, fires no trigger, is
+ * cancellable, and a crash leaves each row in its old or new version
+ * (they hold the same values).  A copy is an UPDATE to replication and
+ * logical decoding, with index entries for the new version.  Nothing is
+ * truncated here (that takes ACCESS EXCLUSIVE): VACUUM, or autovacuum, does
+ * it.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/detoast.h"
+#include "access/heapam.h"
+#include "access/heaptoast.h"
+#include "access/htup_details.h"
+#include "access/xact.h"
+#include "storage/bufmgr.h"
+#include "storage/freespace.h"
+#include "storage/procarray.h"
+#include "utils/hsearch.h"
+#include "utils/snapmgr.h"
+
+#include "am/am.h"
+#include "online/run.h"
+
+/* lazy vacuum's rule (vacuumlazy.c): it truncates at least this much */
+#define CX_TRUNCATE_MINIMUM		1000
+#define CX_TRUNCATE_FRACTION	16
+/* and less than 128 kB is not worth the rows' new versions and index entries */
+#define CX_COMPACT_MIN_BLOCKS	16
+
+/* One relation (the table or its TOAST relation), as surveyed. */
+typedef struct Survey
+{
+	BlockNumber nblocks;		/* its size at the survey */
+	BlockNumber cut;			/* what lies from here moves (nblocks: none) */
+	uint32	   *used;			/* per block: room of versions not dead */
+	uint32	   *avail;			/* per block: room free once pruned */
+	uint32	   *versions;		/* per block: versions not dead */
+	Size		biggest;		/* the largest version, line pointer included */
+	int64		room;			/* left before the cut: the table's in bytes,
+								 * the TOAST relation's in chunks */
+	bool		full;			/* no more room: stop moving there */
+} Survey;
+
+/* A TOAST value with a chunk from the cut: its last block. */
+typedef struct TailValue
+{
+	Oid			valueid;
+	BlockNumber last;
+} TailValue;
+
+/* A row holding such values, and the last block of any of them. */
+typedef struct Candidate
+{
+	ItemPointerData tid;
+	BlockNumber last;
+} Candidate;
+
+typedef enum Step
+{
+	STEP_SURVEY_TABLE,			/* read the table's pages */
+	STEP_PRUNE_TABLE,			/* prune the table's pages before its cut */
+	STEP_SURVEY_TOAST,			/* prune and read the TOAST relation's */
+	STEP_FIND_VALUES,			/* the values with chunks from the cut */
+	STEP_FIND_ROWS,				/* the rows that hold them */
+	STEP_MOVE_VALUES,			/* save them again, last ones first */
+	STEP_MOVE_ROWS,				/* copy the rows from the table's cut */
+	STEP_DONE
+} Step;
+
+typedef struct Compaction
+{
+	Step		step;
+	BlockNumber pos;			/* the step's next block, or candidate */
+	BlockNumber end;			/* STEP_MOVE_ROWS: the table's end then */
+	Survey		table;
+	Survey		toast;
+	HTAB	   *tail_values;
+	Candidate  *cands;
+	int			ncands;
+	int			maxcands;
+	int64		moved_values;
+	int64		moved_rows;
+	MemoryContext cxt;			/* lives as long as the compaction */
+} Compaction;
+
+static void
+wait_vxid_fn(void *arg)
+{
+	(void) VirtualXactLock(*(VirtualTransactionId *) arg, true);
+}
+
+/*
+ * Wait for the transactions that hold a snapshot now (as the passes' wait
+ * for old snapshots), each at most max_lock_wait: the versions the passes
+ * replaced are then dead to everyone and their room counts as free.  A
+ * longer transaction is not waited for: what it may still see counts as
+ * live (VACUUM frees it later).
+ */
+static void
+wait_briefly_for_snapshots(OnlineRun *run)
+{
+	VirtualTransactionId *vxids;
+	int			n;
+
+	vxids = GetCurrentVirtualXIDs(ReadNextTransactionId(), true, false,
+								  PROC_IS_AUTOVACUUM | PROC_IN_VACUUM, &n);
+	for (int i = 0; i < n; i++)
+	{
+		if (!cx_online_with_lock_timeout(run, wait_vxid_fn, &vxids[i]))
+			break;
+	}
+	pfree(vxids);
+}
+
+static void
+survey_init(Compaction *c, Survey *sv, BlockNumber nblocks)
+{
+	MemoryContext oldcxt = MemoryContextSwitchTo(c->cxt);
+
+	sv->nblocks = nblocks;
+	sv->cut = nblocks;
+	sv->used = palloc0(sizeof(uint32) * Max(nblocks, 1));
+	sv->avail = palloc0(sizeof(uint32) * Max(nblocks, 1));
+	sv->versions = palloc0(sizeof(uint32) * Max(nblocks, 1));
+	sv->biggest = MAXALIGN(SizeofHeapTupleHeader) + sizeof(ItemIdData);
+	MemoryContextSwitchTo(oldcxt);
+}
+
+/*
+ * Read block blk of rel into the survey: the room its versions not dead to
+ * everyone take (line pointers included), and the room free once the dead
+ * ones are pruned.  With prune (the TOAST relation), the page is pruned
+ * first, as any reader does (heap_page_prune_opt): nothing there is ever
+ * updated in place, so free room cannot keep a version on its page.  The
+ * table's pages are pruned only before the cut (STEP_PRUNE_TABLE).
+ */
+static void
+survey_block(Relation rel, Survey *sv, BlockNumber blk, bool prune,
+			 TransactionId horizon, BufferAccessStrategy strategy)
+{
+	Size		reserve = RelationGetTargetPageFreeSpace(rel, HEAP_DEFAULT_FILLFACTOR);
+	Buffer		buf;
+	Page		page;
+	OffsetNumber maxoff;
+	Size		used = 0;
+	Size		taken;
+	uint32		versions = 0;
+
+	buf = ReadBufferExtended(rel, MAIN_FORKNUM, blk, RBM_NORMAL, strategy);
+	page = BufferGetPage(buf);
+	if (prune)
+	{
+		/* see cx_online_prune_range(): pruning wants the page to look full */
+		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+		if (!PageIsNew(page) && !PageIsFull(page) &&
+			TransactionIdIsValid(((PageHeader) page)->pd_prune_xid))
+		{
+			PageSetFull(page);
+			MarkBufferDirtyHint(buf, true);
+		}
+		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+		heap_page_prune_opt(rel, buf);
+	}
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	maxoff = PageIsNew(page) ? InvalidOffsetNumber : PageGetMaxOffsetNumber(page);
+	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
+	{
+		ItemId		itemid = PageGetItemId(page, off);
+		HeapTupleData tuple;
+		Size		size;
+
+		used += sizeof(ItemIdData);
+		if (!ItemIdIsNormal(itemid))
+			continue;
+		tuple.t_data = (HeapTupleHeader) PageGetItem(page, itemid);
+		tuple.t_len = ItemIdGetLength(itemid);
+		tuple.t_tableOid = RelationGetRelid(rel);
+		ItemPointerSet(&tuple.t_self, blk, off);
+		if (HeapTupleSatisfiesVacuum(&tuple, horizon, buf) == HEAPTUPLE_DEAD)
+			continue;
+		size = MAXALIGN(tuple.t_len);
+		used += size;
+		versions++;
+		sv->biggest = Max(sv->biggest, size + sizeof(ItemIdData));
+	}
+	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+	ReleaseBuffer(buf);
+	sv->used[blk] = (uint32) used;
+	sv->versions[blk] = versions;
+	taken = SizeOfPageHeaderData + used + reserve;
+	sv->avail[blk] = taken < BLCKSZ ? (uint32) (BLCKSZ - taken) : 0;
+}
+
+/*
+ * The cut of a surveyed relation: the first block from which what is not
+ * dead fits before it.  The table's rows in 85% of the free room before it
+ * (rows differ in size; heap fills a page until the next row does not
+ * fit); the TOAST relation's chunks in its free slots, a slot being room
+ * for the largest chunk: a chunk of any size takes at most one slot of a
+ * page, so this cannot fall short (a twentieth more, for the free space
+ * map's coarse sizes).  No cut (nblocks) when what it would free is less
+ * than VACUUM truncates, or less than 16 pages.  Sets the room left before
+ * the cut.
+ */
+static void
+choose_cut(Survey *sv, bool toast)
+{
+	uint64		tail = 0;
+	uint64		front = 0;
+	BlockNumber cut;
+
+	for (BlockNumber blk = 0; blk < sv->nblocks; blk++)
+		tail += toast ? sv->versions[blk] : sv->used[blk];
+	for (cut = 0; cut < sv->nblocks; cut++)
+	{
+		if (toast ? front >= tail + tail / 20 + 4 : front * 85 / 100 >= tail)
+			break;
+		tail -= toast ? sv->versions[cut] : sv->used[cut];
+		front += toast ? sv->avail[cut] / sv->biggest : sv->avail[cut];
+	}
+	sv->cut = sv->nblocks;
+	sv->room = 0;
+	if (sv->nblocks - cut >= CX_COMPACT_MIN_BLOCKS &&
+		(sv->nblocks - cut >= CX_TRUNCATE_MINIMUM ||
+		 sv->nblocks - cut >= sv->nblocks / CX_TRUNCATE_FRACTION))
+	{
+		sv->cut = cut;
+		sv->room = toast ? front : front * 85 / 100;
+	}
+}
+
+/*
+ * The free space map of a surveyed relation: no room from the cut, so that
+ * nothing new goes there; with front, the room before the cut too.
+ */
+static void
+record_cut(Relation rel, Survey *sv, bool front)
+{
+	Size		reserve = RelationGetTargetPageFreeSpace(rel, HEAP_DEFAULT_FILLFACTOR);
+
+	for (BlockNumber blk = front ? 0 : sv->cut; blk < sv->nblocks; blk++)
+		RecordPageWithFreeSpace(rel, blk, blk < sv->cut ? sv->avail[blk] + reserve : 0);
+	FreeSpaceMapVacuumRange(rel, 0, sv->nblocks);
+}
+
+/*
+ * Which out-of-line values of a stored row have a chunk in the TOAST
+ * relation's tail: marks them in resave (may be NULL); returns the last
+ * block of any of them (InvalidBlockNumber: none), and in *chunks the
+ * chunks saving them again takes.  Reads the catalogs (whose TOAST
+ * relation a reference names): never under a buffer lock.
+ */
+static BlockNumber
+values_in_tail(Relation rel, Compaction *c, HeapTuple tuple, bool *resave,
+			   int64 *chunks)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	BlockNumber last = InvalidBlockNumber;
+	bool		own_inline = false;
+
+	*chunks = 0;
+	if (c->tail_values == NULL)
+		return last;
+
+	/* cx_move_locked_row() leaves core's values of such a row where they are */
+	for (int i = 0; i < desc->natts; i++)
+	{
+		bool		isnull;
+		Datum		d;
+
+		if (TupleDescAttr(desc, i)->attlen != -1)
+			continue;
+		d = heap_getattr(tuple, i + 1, desc, &isnull);
+		own_inline |= !isnull && cx_is_own_datum(DatumGetPointer(d)) &&
+			VARSIZE(DatumGetPointer(d)) > CX_REF_SIZE;
+	}
+
+	for (int i = 0; i < desc->natts; i++)
+	{
+		bool		isnull;
+		Datum		d;
+		struct varlena *v;
+		Oid			valueid;
+		int64		size;
+		TailValue  *tv;
+
+		if (TupleDescAttr(desc, i)->attlen != -1 || TupleDescAttr(desc, i)->attisdropped)
+			continue;
+		d = heap_getattr(tuple, i + 1, desc, &isnull);
+		if (isnull)
+			continue;
+		v = (struct varlena *) DatumGetPointer(d);
+		if (VARATT_IS_EXTERNAL_ONDISK(v) && !own_inline)
+		{
+			struct varatt_external ptr;
+
+			VARATT_EXTERNAL_GET_POINTER(ptr, v);
+			valueid = ptr.va_valueid;
+			size = VARATT_EXTERNAL_GET_EXTSIZE(ptr);
+		}
+		else if (cx_external_value_id(v, RelationGetRelid(rel), &valueid))
+		{
+			Oid			toastrelid;
+			uint32		storedlen;
+
+			cx_reference_target(v, &toastrelid, &valueid, &storedlen);
+			size = storedlen;
+		}
+		else
+			continue;
+		tv = hash_search(c->tail_values, &valueid, HASH_FIND, NULL);
+		if (tv == NULL)
+			continue;
+		if (resave)
+			resave[i] = true;
+		*chunks += (size + TOAST_MAX_CHUNK_SIZE - 1) / TOAST_MAX_CHUNK_SIZE;
+		if (last == InvalidBlockNumber || tv->last > last)
+			last = tv->last;
+	}
+	return last;
+}
+
+/*
+ * Copy the row version at tid: with values, to save its out-of-line values
+ * in the TOAST relation's tail again (skipped when it has none left there);
+ * else to move it from the table's cut.  Locked without waiting: false
+ * when a client holds it or replaced it meanwhile (the client's version
+ * went where the free space map said), or when there is no room for it.
+ */
+static bool
+move_row(Batch *b, Compaction *c, ItemPointer tid, bool values)
+{
+	HeapTuple	oldtup;
+	ItemPointerData newtid;
+	CxUpdateIndexes update_indexes;
+	TM_Result	result;
+	bool	   *resave = palloc0(sizeof(bool) * Max(b->desc->natts, 1));
+	int64		chunks = 0;
+	Size		size;
+
+	result = cx_online_lock_row(b, tid, LockWaitSkip, &oldtup);
+	if (result != TM_Ok)
+		return false;
+	size = MAXALIGN(oldtup->t_len) + sizeof(ItemIdData);
+	if (values)
+	{
+		if (values_in_tail(b->rel, c, oldtup, resave, &chunks) == InvalidBlockNumber)
+			return false;
+		if (chunks > c->toast.room)
+		{
+			c->toast.full = true;
+			return false;
+		}
+	}
+	else
+	{
+		if (ItemPointerGetBlockNumber(tid) < c->table.cut)
+			return false;
+		if ((int64) size > c->table.room)
+		{
+			c->table.full = true;
+			return false;
+		}
+		resave = NULL;
+	}
+
+	for (int copies = 0;; copies++)
+	{
+		result = cx_move_locked_row(b->rel, oldtup, resave,
+									GetCurrentCommandId(true), &newtid,
+									&update_indexes);
+		if (result != TM_Ok)
+			elog(ERROR, "could not update locked tuple (%u,%u) of relation \"%s\"",
+				 ItemPointerGetBlockNumber(&oldtup->t_self),
+				 ItemPointerGetOffsetNumber(&oldtup->t_self),
+				 RelationGetRelationName(b->rel));
+		cx_online_index_new_version(b, &newtid, update_indexes);
+
+		/*
+		 * Still from the cut, on the same page (heap keeps a new version on
+		 * its page when it fits): copy this version again, in the same
+		 * transaction, which fills the page until a copy goes elsewhere.
+		 * Each copy takes room on that page, so this ends.
+		 */
+		if (ItemPointerGetBlockNumber(&newtid) < c->table.cut ||
+			ItemPointerGetBlockNumber(&newtid) != ItemPointerGetBlockNumber(&oldtup->t_self) ||
+			copies >= MaxHeapTuplesPerPage)
+			break;
+		CommandCounterIncrement();
+		oldtup = cx_fetch_stored_tuple(b->rel, &newtid);
+		if (oldtup == NULL)
+			break;
+		resave = NULL;
+	}
+	c->toast.room -= chunks;
+	if (!values)
+		c->table.room -= size;
+	return true;
+}
+
+/*
+ * The visible row versions of block blk, copied under the buffer lock
+ * (into pagecopy, at most a page) and looked at once it is released.
+ * Returns how many.
+ */
+static int
+visible_rows(Batch *b, BlockNumber blk, HeapTupleData *rows)
+{
+	Buffer		buf;
+	Page		page;
+	OffsetNumber maxoff;
+	int			n = 0;
+	Size		copied = 0;
+
+	buf = ReadBufferExtended(b->rel, MAIN_FORKNUM, blk, RBM_NORMAL, NULL);
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buf);
+	maxoff = PageIsNew(page) ? InvalidOffsetNumber : PageGetMaxOffsetNumber(page);
+	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
+	{
+		ItemId		itemid = PageGetItemId(page, off);
+		HeapTupleData tuple;
+
+		if (!ItemIdIsNormal(itemid))
+			continue;
+		tuple.t_data = (HeapTupleHeader) PageGetItem(page, itemid);
+		tuple.t_len = ItemIdGetLength(itemid);
+		tuple.t_tableOid = RelationGetRelid(b->rel);
+		ItemPointerSet(&tuple.t_self, blk, off);
+		if (!HeapTupleSatisfiesVisibility(&tuple, b->snapshot, buf))
+			continue;
+		if (copied + MAXALIGN(tuple.t_len) > BLCKSZ)
+			break;				/* cannot be: rows of a page do not overlap */
+		rows[n] = tuple;
+		rows[n].t_data = (HeapTupleHeader) (b->pagecopy + copied);
+		memcpy(b->pagecopy + copied, tuple.t_data, tuple.t_len);
+		copied += MAXALIGN(tuple.t_len);
+		n++;
+	}
+	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+	ReleaseBuffer(buf);
+	return n;
+}
+
+/* The TOAST value ids of block blk (from the cut) of the TOAST relation. */
+static void
+find_values(Relation toast, Compaction *c, BlockNumber blk, Snapshot snapshot)
+{
+	TupleDesc	desc = RelationGetDescr(toast);
+	Buffer		buf;
+	Page		page;
+	OffsetNumber maxoff;
+
+	buf = ReadBufferExtended(toast, MAIN_FORKNUM, blk, RBM_NORMAL, NULL);
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buf);
+	maxoff = PageIsNew(page) ? InvalidOffsetNumber : PageGetMaxOffsetNumber(page);
+	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
+	{
+		ItemId		itemid = PageGetItemId(page, off);
+		HeapTupleData tuple;
+		bool		isnull;
+		Datum		chunk_id;
+		TailValue  *tv;
+		bool		found;
+
+		if (!ItemIdIsNormal(itemid))
+			continue;
+		tuple.t_data = (HeapTupleHeader) PageGetItem(page, itemid);
+		tuple.t_len = ItemIdGetLength(itemid);
+		tuple.t_tableOid = RelationGetRelid(toast);
+		ItemPointerSet(&tuple.t_self, blk, off);
+		if (!HeapTupleSatisfiesVisibility(&tuple, snapshot, buf))
+			continue;
+		chunk_id = heap_getattr(&tuple, 1, desc, &isnull);
+		if (isnull)
+			continue;
+		tv = hash_search(c->tail_values, &chunk_id, HASH_ENTER, &found);
+		if (!found || tv->last < blk)
+			tv->last = blk;
+	}
+	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+	ReleaseBuffer(buf);
+}
+
+static int
+candidate_cmp(const void *a, const void *b)
+{
+	BlockNumber la = ((const Candidate *) a)->last;
+	BlockNumber lb = ((const Candidate *) b)->last;
+
+	return la < lb ? 1 : la > lb ? -1 : 0;
+}
+
+/* The rows of block blk of the table that hold values in the TOAST tail. */
+static void
+find_rows(Batch *b, Compaction *c, BlockNumber blk)
+{
+	int			n = visible_rows(b, blk, b->visible);
+
+	for (int i = 0; i < n; i++)
+	{
+		int64		chunks;
+		BlockNumber last = values_in_tail(b->rel, c, &b->visible[i], NULL, &chunks);
+
+		if (last == InvalidBlockNumber)
+			continue;
+		if (c->ncands == c->maxcands)
+		{
+			c->maxcands = Max(1024, c->maxcands * 2);
+			c->cands = c->cands == NULL ?
+				MemoryContextAlloc(c->cxt, sizeof(Candidate) * c->maxcands) :
+				repalloc(c->cands, sizeof(Candidate) * c->maxcands);
+		}
+		c->cands[c->ncands].tid = b->visible[i].t_self;
+		c->cands[c->ncands].last = last;
+		c->ncands++;
+	}
+}
+
+/* The step after a finished one, with what it needs set up. */
+static void
+next_step(Compaction *c, Relation rel)
+{
+	c->pos = 0;
+	switch (c->step)
+	{
+		case STEP_SURVEY_TABLE:
+			choose_cut(&c->table, false);
+			c->step = c->table.cut < c->table.nblocks ? STEP_PRUNE_TABLE : STEP_SURVEY_TOAST;
+			break;
+		case STEP_PRUNE_TABLE:
+			record_cut(rel, &c->table, false);
+			c->step = STEP_SURVEY_TOAST;
+			break;
+		case STEP_SURVEY_TOAST:
+			if (c->toast.nblocks > 0)
+			{
+				Relation	toast = table_open(rel->rd_rel->reltoastrelid, AccessShareLock);
+
+				choose_cut(&c->toast, true);
+				if (c->toast.cut < c->toast.nblocks)
+				{
+					HASHCTL		ctl;
+
+					record_cut(toast, &c->toast, true);
+					ctl.keysize = sizeof(Oid);
+					ctl.entrysize = sizeof(TailValue);
+					ctl.hcxt = c->cxt;
+					c->tail_values = hash_create("recompress_online tail values", 1024, &ctl,
+												 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+				}
+				table_close(toast, AccessShareLock);
+			}
+			c->step = c->tail_values ? STEP_FIND_VALUES : STEP_MOVE_ROWS;
+			c->pos = c->tail_values ? c->toast.cut : 0;
+			break;
+		case STEP_FIND_VALUES:
+			c->step = STEP_FIND_ROWS;
+			break;
+		case STEP_FIND_ROWS:
+			if (c->ncands > 1)
+				qsort(c->cands, c->ncands, sizeof(Candidate), candidate_cmp);
+			c->step = STEP_MOVE_VALUES;
+			break;
+		case STEP_MOVE_VALUES:
+			c->step = STEP_MOVE_ROWS;
+			break;
+		case STEP_MOVE_ROWS:
+		case STEP_DONE:
+			c->step = STEP_DONE;
+			break;
+	}
+	if (c->step == STEP_MOVE_ROWS)
+	{
+		/* from the table's end as it is now, back to its cut */
+		c->end = RelationGetNumberOfBlocks(rel);
+		c->pos = c->end;
+		if (c->table.cut >= c->table.nblocks)
+			c->step = STEP_DONE;
+	}
+}
+
+/*
+ * One transaction of the compaction: steps, block by block (or candidate
+ * by candidate), until half of max_lock_wait or batch_rows moved rows,
+ * as a batch of the passes.  Returns whether the compaction is done.
+ */
+static bool
+compact_batch(OnlineRun *run, Compaction *c)
+{
+	Batch		b;
+	TimestampTz start = GetCurrentTimestamp();
+	int64		budget_ms = run->max_wait_ms / 2;
+	BufferAccessStrategy strategy = GetAccessStrategy(BAS_BULKREAD);
+	Relation	toast = NULL;
+	TransactionId horizon;
+	TransactionId toast_horizon = InvalidTransactionId;
+	int			done = 0;
+	MemoryContext rowcxt;
+
+	cx_online_begin_batch(run, &b);
+	if (run->file_replaced)
+		c->step = STEP_DONE;	/* TRUNCATE, VACUUM FULL, CLUSTER meanwhile */
+	if (OidIsValid(b.rel->rd_rel->reltoastrelid))
+		toast = table_open(b.rel->rd_rel->reltoastrelid, RowExclusiveLock);
+	horizon = GetOldestNonRemovableTransactionId(b.rel);
+	if (toast)
+		toast_horizon = GetOldestNonRemovableTransactionId(toast);
+	rowcxt = b.rowcxt;
+
+	/*
+	 * New versions and chunks go where the free space map says, not to the
+	 * page this backend wrote last (a relation's cached target block).
+	 */
+	RelationSetTargetBlock(b.rel, InvalidBlockNumber);
+	if (toast)
+		RelationSetTargetBlock(toast, InvalidBlockNumber);
+
+	while (c->step != STEP_DONE)
+	{
+		bool		step_done = false;
+		MemoryContext oldcxt;
+
+		CHECK_FOR_INTERRUPTS();
+		oldcxt = MemoryContextSwitchTo(rowcxt);
+		switch (c->step)
+		{
+			case STEP_SURVEY_TABLE:
+				if (c->pos == 0)
+					survey_init(c, &c->table, RelationGetNumberOfBlocks(b.rel));
+				if (c->pos < c->table.nblocks)
+					survey_block(b.rel, &c->table, c->pos++, false, horizon, strategy);
+				step_done = c->pos >= c->table.nblocks;
+				break;
+			case STEP_PRUNE_TABLE:
+				{
+					BlockNumber to = Min(c->pos + 64, c->table.cut);
+
+					cx_online_prune_range(b.rel, c->pos, to);
+					c->pos = to;
+					step_done = c->pos >= c->table.cut;
+				}
+				break;
+			case STEP_SURVEY_TOAST:
+				if (c->pos == 0)
+					survey_init(c, &c->toast, toast ? RelationGetNumberOfBlocks(toast) : 0);
+				if (c->pos < c->toast.nblocks)
+					survey_block(toast, &c->toast, c->pos++, true, toast_horizon, strategy);
+				step_done = c->pos >= c->toast.nblocks;
+				break;
+			case STEP_FIND_VALUES:
+				if (c->pos < c->toast.nblocks)
+					find_values(toast, c, c->pos++, b.snapshot);
+				step_done = c->pos >= c->toast.nblocks;
+				break;
+			case STEP_FIND_ROWS:
+				if (c->pos < c->table.nblocks)
+					find_rows(&b, c, c->pos++);
+				step_done = c->pos >= c->table.nblocks;
+				break;
+			case STEP_MOVE_VALUES:
+
+				/*
+				 * The TOAST relation grew: the free space map had no room
+				 * for a chunk after all.  What moves would go to the end.
+				 */
+				if (RelationGetNumberOfBlocks(toast) > c->toast.nblocks)
+					c->toast.full = true;
+				if (c->pos < c->ncands && !c->toast.full &&
+					move_row(&b, c, &c->cands[c->pos].tid, true))
+				{
+					c->moved_values++;
+					done++;
+				}
+				c->pos++;
+				step_done = c->pos >= c->ncands || c->toast.full;
+				break;
+			case STEP_MOVE_ROWS:
+				if (RelationGetNumberOfBlocks(b.rel) > c->end)
+					c->table.full = true;
+				if (c->pos > c->table.cut && !c->table.full)
+				{
+					int			n;
+
+					c->pos--;
+					n = visible_rows(&b, c->pos, b.visible);
+					for (int i = 0; i < n && !c->table.full; i++)
+					{
+						if (move_row(&b, c, &b.visible[i].t_self, false))
+						{
+							c->moved_rows++;
+							done++;
+						}
+					}
+				}
+				step_done = c->pos <= c->table.cut || c->table.full;
+				break;
+			case STEP_DONE:
+				break;
+		}
+		MemoryContextSwitchTo(oldcxt);
+		MemoryContextReset(rowcxt);
+		if (step_done)
+			next_step(c, b.rel);
+		cx_online_progress(run, CX_ONLINE_BLKS_DONE, c->pos);
+
+		/* at least one block or row per transaction, as a pass's batch */
+		if (done >= run->batch_rows ||
+			TimestampDifferenceExceeds(start, GetCurrentTimestamp(), (int) budget_ms))
+			break;
+	}
+	FreeAccessStrategy(strategy);
+	if (toast)
+		table_close(toast, NoLock);
+	cx_online_end_batch(&b);
+	cx_online_report(run, CX_ONLINE_PHASE_COMPACT);
+	return c->step == STEP_DONE;
+}
+
+/*
+ * One round: a brief wait for old snapshots, the survey, the moves.
+ * Returns how many rows it copied.
+ */
+static int64
+compact_round(OnlineRun *run, int round)
+{
+	Compaction	c;
+	TimestampTz start = GetCurrentTimestamp();
+	long		secs;
+	int			usecs;
+
+	memset(&c, 0, sizeof(c));
+	c.cxt = AllocSetContextCreate(run->cxt, "recompress_online compaction",
+								  ALLOCSET_DEFAULT_SIZES);
+	c.step = STEP_SURVEY_TABLE;
+	cx_online_report(run, CX_ONLINE_PHASE_COMPACT);
+	wait_briefly_for_snapshots(run);
+	cx_online_commit(run);
+	while (!compact_batch(run, &c))
+		cx_online_commit(run);
+	cx_online_commit(run);
+	TimestampDifference(start, GetCurrentTimestamp(), &secs, &usecs);
+	ereport(DEBUG1,
+			(errmsg_internal("recompress_online of \"%s\": compaction round %d: values of %lld rows saved again, %lld rows moved; table %u blocks, cut %u; TOAST %u blocks, cut %u; %ld ms",
+							 run->relname, round, (long long) c.moved_values,
+							 (long long) c.moved_rows, c.table.nblocks, c.table.cut,
+							 c.toast.nblocks, c.toast.cut, secs * 1000 + usecs / 1000)));
+	MemoryContextDelete(c.cxt);
+	return c.moved_values + c.moved_rows;
+}
+
+/*
+ * Compact the table the run is on (run->relid), each step a transaction of
+ * its own.  The cut of a round is conservative (what moves must fit before
+ * it); what the first round moved leaves the front denser, so a second
+ * round, and at most a third, finds a lower cut.  Each stops when there is
+ * nothing VACUUM would truncate.
+ */
+void
+cx_online_compact(OnlineRun *run)
+{
+	for (int round = 1; round <= 3; round++)
+	{
+		if (compact_round(run, round) == 0)
+			break;
+	}
+}
