@@ -405,7 +405,9 @@ if ($pub->pg_version >= 16)
 	$stby->init_from_backup($pub, 'b1', has_streaming => 1);
 	$stby->append_conf('postgresql.conf', "hot_standby_feedback = on\n");
 	$stby->start;
-	$pub->wait_for_replay_catchup($stby);
+	# wait_for_catchup, not 16's wait_for_replay_catchup: the suite drives
+	# 16 with PostgreSQL 15's test modules (test/run_version_suite.sh)
+	$pub->wait_for_catchup($stby);
 	# the creation waits for a running-transactions record from the primary
 	my $creating = $stby->background_psql('postgres');
 	$creating->{stdin} .= "SELECT pg_create_logical_replication_slot('on_standby', 'compressx_test_decoding');\n"
@@ -421,7 +423,7 @@ if ($pub->pg_version >= 16)
 	$creating->quit;
 	$pub->safe_psql('postgres', "INSERT INTO docs (id, z, big) VALUES (100003, repeat('on the standby ', 30), "
 		. sprintf($big, 'l') =~ s/\bi\b/100003/gr . ')');
-	$pub->wait_for_replay_catchup($stby);
+	$pub->wait_for_catchup($stby);
 	like($stby->safe_psql('postgres',
 		"SELECT string_agg(data, E'\\n') FROM pg_logical_slot_get_changes('on_standby', NULL, NULL)"),
 		qr/INSERT: id\[integer\]:100003 .*z\[text\]:'(on the standby ){30}' big\[text\]:'[0-9a-f]{3200}'/,
@@ -442,7 +444,7 @@ if ($pub->pg_version >= 17)
 	$fo->append_conf('postgresql.conf', "primary_slot_name = 'fo_phys'\nhot_standby_feedback = on\n"
 		. "primary_conninfo = '" . $pub->connstr . " dbname=postgres application_name=failover'\n");
 	$fo->start;
-	$pub->wait_for_replay_catchup($fo);
+	$pub->wait_for_catchup($fo);
 	my $synced = 0;
 	foreach (1 .. 60)
 	{
@@ -454,13 +456,13 @@ if ($pub->pg_version >= 17)
 		$pub->safe_psql('postgres', q{
 		    SELECT pg_log_standby_snapshot();
 		    SELECT pg_replication_slot_advance('fo', pg_current_wal_lsn());});
-		$pub->wait_for_replay_catchup($fo);
+		$pub->wait_for_catchup($fo);
 		sleep 1;
 	}
 	is($synced, '1', 'the failover slot is synchronized to the standby');
 	$pub->safe_psql('postgres', "INSERT INTO docs (id, z, big) VALUES (100004, repeat('after failover ', 30), "
 		. sprintf($big, 'm') =~ s/\bi\b/100004/gr . ')');
-	$pub->wait_for_replay_catchup($fo);
+	$pub->wait_for_catchup($fo);
 	$fo->psql('postgres', 'SELECT pg_sync_replication_slots()');
 	$fo->promote;
 	like($fo->safe_psql('postgres',
