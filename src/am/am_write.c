@@ -126,6 +126,18 @@ keep_core_external(struct varlena *v, const CxColumnSetting *s, char attstorage)
 	}
 }
 
+/* Whether v is an out-of-line value in core's TOAST, stored uncompressed. */
+static bool
+plain_external(struct varlena *v)
+{
+	struct varatt_external ptr;
+
+	if (!VARATT_IS_EXTERNAL_ONDISK(v))
+		return false;
+	VARATT_EXTERNAL_GET_POINTER(ptr, v);
+	return !VARATT_EXTERNAL_IS_COMPRESSED(ptr);
+}
+
 /*
  * Whether an UPDATE may keep the stored form old of an unchanged value in a
  * column set to s: always, except a value in compressx's own format (zstd,
@@ -267,6 +279,16 @@ plan_row(Relation rel, const CxColumnSetting *settings,
 		}
 		enc = cx_encode(plain, s->codec, s->level, s->dict_id,
 						s->dict_id != 0 ? cx_dict_for_encode(s->dict_id, s->codec, s->level) : NULL);
+
+		/*
+		 * In a rewrite, an uncompressed out-of-line value the codec cannot
+		 * shrink keeps its TOAST pointer, as in keep_core_external: stored
+		 * plain, heap's toaster would move it out of line once per row
+		 * version, and the copies of the versions that shared it would be
+		 * referenced by no row once those versions are gone.
+		 */
+		if (enc == NULL && old_stored && plain_external(v))
+			continue;
 		vals[i] = PointerGetDatum(enc ? enc : plain);
 	}
 

@@ -15,8 +15,8 @@ use CxTest;
 my $primary = PostgreSQL::Test::Cluster->new('primary');
 $primary->init(allows_streaming => 1);
 $primary->start;
-cx_skip_without_lz4($primary);
-$primary->safe_psql('postgres', q{
+my $other = cx_other_codec($primary);
+$primary->safe_psql('postgres', qq{
     CREATE EXTENSION compressx;
     CREATE TABLE docs (id integer PRIMARY KEY, body text, meta jsonb, n integer) USING compressx;
     INSERT INTO docs
@@ -25,7 +25,7 @@ $primary->safe_psql('postgres', q{
                    ELSE repeat('streamed body ' || i || ' ', 30) END,
            jsonb_build_object('i', i, 'pad', repeat('x', 90)), 0
     FROM generate_series(1, 1000) i;
-    SELECT compressx.set_column_codec('docs', 'meta', 'lz4');
+    SELECT compressx.set_column_codec('docs', 'meta', '$other');
 });
 
 $primary->backup('base');
@@ -76,13 +76,13 @@ is($standby->safe_psql('postgres',
 # read-only transactions on a primary).
 my $mix_before = $standby->safe_psql('postgres', $mix);
 for my $call (
-    q{SELECT * FROM recompress_table('docs', 'lz4')},
-    q{SELECT compressx.set_column_codec('docs', 'body', 'lz4')},
+    qq{SELECT * FROM recompress_table('docs', '$other')},
+    qq{SELECT compressx.set_column_codec('docs', 'body', '$other')},
     q{SELECT compressx.reset_column_codec('docs')},
     q{SELECT compressx.set_column_inline('docs', 'body', 100)},
     q{SELECT compressx.train_dictionary('docs', 'body')},
     q{SELECT * FROM compressx.auto_dictionary_run('docs')},
-    q{CALL compressx.recompress_online('docs', 'lz4')},
+    qq{CALL compressx.recompress_online('docs', '$other')},
     q{SELECT compressx.recompress_online_cleanup('docs')})
 {
     my ($fn) = $call =~ /(\w+)\('docs'/;

@@ -8,21 +8,26 @@ use Test::More;
 
 our @EXPORT = qw(cx_install_helpers cx_toast_referenced_ok cx_state_sql cx_dict_table_sql
   cx_dump_restore_each cx_tuple_data_offset cx_file_tuples cx_read_at cx_write_at
-  cx_disk_edit_node cx_readable_sql cx_skip_without_lz4);
+  cx_disk_edit_node cx_readable_sql cx_has_lz4 cx_other_codec);
 
-# cx_skip_without_lz4(NODE): skip the whole test when the server of the
-# running NODE was built without lz4 (the PostgreSQL 16 builds the suite
-# runs on): the test stores values in PostgreSQL's own lz4 format, which
-# compressx refuses there (sql/server_lz4.sql tests that).  Call it before
-# the first test.
-sub cx_skip_without_lz4
+# cx_has_lz4(NODE): whether the server of the running NODE was built with
+# lz4 (the PostgreSQL 16 builds the suite runs on were not; compressx
+# refuses lz4 there, sql/server_lz4.sql tests that).
+sub cx_has_lz4
 {
 	my ($node) = @_;
-	my $has = $node->safe_psql('postgres', q{
-	    SELECT 'lz4' = ANY (enumvals) FROM pg_settings WHERE name = 'default_toast_compression'});
-	plan skip_all => 'the server was built without lz4 (this test stores lz4 values)'
-	  if $has ne 't';
-	return;
+	return $node->safe_psql('postgres', q{
+	    SELECT 'lz4' = ANY (enumvals) FROM pg_settings WHERE name = 'default_toast_compression'}) eq 't';
+}
+
+# cx_other_codec(NODE): the codec a test uses as "a codec in core's format
+# other than compressx's default (zstd)": lz4 where the server has it,
+# else pglz.  Tests that only need some codec other than zstd use it, so
+# that they run on a server built without lz4 too.
+sub cx_other_codec
+{
+	my ($node) = @_;
+	return cx_has_lz4($node) ? 'lz4' : 'pglz';
 }
 
 # Create the extension and toast_values(rel): distinct values in the
