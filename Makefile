@@ -9,6 +9,7 @@ OBJS = \
 	src/catalog/dict.o \
 	src/catalog/dict_auto.o \
 	src/catalog/dict_dropped.o \
+	src/catalog/label.o \
 	src/am/am.o \
 	src/am/am_index.o \
 	src/am/am_write.o \
