@@ -188,5 +188,47 @@ $node->command_ok([ 'psql', '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', $node->co
 					'-f', "$tmp/t_hp.sql" ], "psql < pg_dump -O -t hp -t pt*");
 check_db('pg_dump -t hp pt', 'tdb2', qw(hp pt1 pt2));
 
+# A dump taken by 0.4.0 carries settings and dictionaries as rows of the
+# configuration tables, and no labels: it restores as before (serially),
+# and the rows loaded give the columns their labels (the dictionary's row
+# comes after the settings row that names it).
+$node->safe_psql('postgres', 'CREATE DATABASE v040');
+$node->safe_psql('v040', qq{
+    CREATE EXTENSION compressx VERSION '0.4.0';
+    CREATE TABLE old (id integer PRIMARY KEY, doc text) USING compressx;
+    SELECT compressx.set_column_codec('old', 'doc', 'zstd', 9);
+    INSERT INTO old SELECT i, $json FROM generate_series(1, 3000) i;
+    SELECT compressx.train_dictionary('old', 'doc', 4096);
+    VACUUM FULL old;
+    CREATE TABLE oldh (id integer, body text);
+    SELECT compressx.set_column_codec('oldh', 'body', 'pglz');
+});
+my $old_sql = q{SELECT string_agg(s.relid::text || '.' || s.attname || '=' || s.codec || '/' || coalesce(s.level::text, '-')
+                || '/' || coalesce(md5(d.dict), '-'), ',' ORDER BY s.relid::text, s.attname)
+                FROM compressx.column_settings s LEFT JOIN compressx.dictionaries d USING (dict_id)};
+my $labels_sql = q{SELECT string_agg(objoid::regclass::text || '.' || objsubid || '=' ||
+                   regexp_replace(label, 'dict=[A-Za-z0-9+/=]+$', 'dict=<base64>'), ',' ORDER BY objoid::regclass::text, objsubid)
+                   FROM pg_seclabel WHERE provider = 'compressx'};
+my $old = $node->safe_psql('v040', $old_sql);
+is($node->safe_psql('v040', $labels_sql), '', '0.4.0 writes no labels');
+$node->command_ok([ 'pg_dump', '-Fc', '-f', "$tmp/v040.custom", '-d', $node->connstr('v040') ], 'pg_dump of 0.4.0');
+$node->safe_psql('postgres', 'CREATE DATABASE v040r');
+$node->command_ok([ 'pg_restore', '--exit-on-error', '-d', $node->connstr('v040r'), "$tmp/v040.custom" ],
+	'serial pg_restore of a 0.4.0 dump');
+is($node->safe_psql('v040r', $old_sql), $old, '0.4.0 dump: settings and dictionary restored');
+is($node->safe_psql('v040r', $labels_sql), 'old.2=v1 codec=zstd level=9 dict=<base64>,oldh.2=v1 codec=pglz',
+	'0.4.0 dump: the restored rows got their labels');
+is($node->safe_psql('v040r', q{SELECT methods FROM compressx.column_stats('old') WHERE column_name = 'doc'}),
+	$node->safe_psql('v040', q{SELECT methods FROM compressx.column_stats('old') WHERE column_name = 'doc'}),
+	'0.4.0 dump: stored alike');
+# ALTER EXTENSION UPDATE labels the settings made before
+$node->safe_psql('v040', 'ALTER EXTENSION compressx UPDATE');
+is($node->safe_psql('v040', $labels_sql), 'old.2=v1 codec=zstd level=9 dict=<base64>,oldh.2=v1 codec=pglz',
+	'update to 0.5.0 labels the existing settings');
+# DROP EXTENSION takes the labels with it (a heap table's would otherwise
+# make the next restore fail)
+$node->safe_psql('v040', 'DROP TABLE old; DROP EXTENSION compressx');
+is($node->safe_psql('v040', 'SELECT count(*) FROM pg_seclabel'), '0', 'DROP EXTENSION deletes the labels');
+
 $node->stop;
 done_testing();
