@@ -454,11 +454,14 @@ compressx_settings_labels(PG_FUNCTION_ARGS)
 		ScanKeyData key;
 		SysScanDesc scan;
 		HeapTuple	tup;
-		List	   *cols = NIL;
-		ListCell   *lc;
+		List	   *rels = NIL;
+		List	   *atts = NIL;
+		ListCell   *lc1,
+				   *lc2;
+		Snapshot	snapshot = RegisterSnapshot(GetLatestSnapshot());
 
 		ScanKeyInit(&key, Anum_cs_dict_id, BTEqualStrategyNumber, F_INT4EQ, dict_id);
-		scan = systable_beginscan(srel, InvalidOid, false, GetLatestSnapshot(), 1, &key);
+		scan = systable_beginscan(srel, InvalidOid, false, snapshot, 1, &key);
 		while ((tup = systable_getnext(scan)) != NULL)
 		{
 			bool		n1,
@@ -468,13 +471,14 @@ compressx_settings_labels(PG_FUNCTION_ARGS)
 			AttrNumber	attnum = DatumGetInt16(heap_getattr(tup, Anum_cs_attnum,
 															RelationGetDescr(srel), &n2));
 
-			cols = lappend_oid(cols, relid);
-			cols = lappend_int(cols, attnum);
+			rels = lappend_oid(rels, relid);
+			atts = lappend_int(atts, attnum);
 		}
 		systable_endscan(scan);
+		UnregisterSnapshot(snapshot);
 		table_close(srel, AccessShareLock);
-		for (lc = list_head(cols); lc != NULL; lc = lnext(cols, lnext(cols, lc)))
-			label_sync(lfirst_oid(lc), (AttrNumber) lfirst_int(lnext(cols, lc)));
+		forboth(lc1, rels, lc2, atts)
+			label_sync(lfirst_oid(lc1), (AttrNumber) lfirst_int(lc2));
 		return PointerGetDatum(NULL);
 	}
 	for (int i = 0; i < 2; i++)
