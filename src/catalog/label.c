@@ -17,10 +17,12 @@
  * The label of a column with settings reads (one line, keys in this order,
  * each at most once, all but codec optional):
  *
- *	  v1 codec=zstd level=19 min_size=64 inline_max=2000 dictionary=auto dict=<base64>
+ *	  v1 codec=zstd level=19 min_size=64 inline_max=2000 dictionary=auto ratio=2.5 dict=<base64>
  *
  * dict is the column's current dictionary (lz4 or zstd), in base64 without
- * line breaks.  Only the current one is needed: a restore re-encodes every
+ * line breaks; ratio, the stored ratio an automatic dictionary was trained
+ * with (compressx.dictionaries.trained_ratio), which the automatic checks
+ * hold it to (without it, the first check after a restore measures anew).  Only the current one is needed: a restore re-encodes every
  * value from its plain form.  A column without settings has no label.
  *
  * Two directions:
@@ -52,6 +54,8 @@
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
+
+#include <math.h>
 
 #include "access/genam.h"
 #include "access/htup_details.h"
@@ -106,6 +110,7 @@ typedef struct CxLabel
 	bool		inline_max_isnull;
 	int			inline_max;
 	bool		dict_auto;
+	double		ratio;			/* trained_ratio; 0: unknown */
 	bytea	   *dict;			/* NULL: none */
 } CxLabel;
 
@@ -138,7 +143,7 @@ bad_label(const LabelContext *c, const char *detail)
 			 errmsg("invalid compressx security label for column \"%s\" of relation \"%s\"",
 					c->column, c->relname),
 			 errdetail("%s", detail),
-			 errhint("The label reads \"v1 codec=<codec> [level=<n>] [min_size=<n>] [inline_max=<n>] [dictionary=auto] [dict=<base64>]\"; compressx.set_column_codec() sets a column's settings and writes the label itself.")));
+			 errhint("The label reads \"v1 codec=<codec> [level=<n>] [min_size=<n>] [inline_max=<n>] [dictionary=auto] [ratio=<r>] [dict=<base64>]\"; compressx.set_column_codec() sets a column's settings and writes the label itself.")));
 }
 
 /* An integer value of key, whole and within int32, else an error. */
@@ -165,7 +170,7 @@ static void
 parse_label(const LabelContext *c, const char *label, CxLabel *out)
 {
 	static const char *const keys[] = {"codec", "level", "min_size", "inline_max",
-	"dictionary", "dict"};
+	"dictionary", "ratio", "dict"};
 	char	   *copy = pstrdup(label);
 	char	   *tok;
 	char	   *next;
@@ -238,6 +243,17 @@ parse_label(const LabelContext *c, const char *label, CxLabel *out)
 				break;
 			case 5:
 				{
+					char	   *end;
+
+					errno = 0;
+					out->ratio = strtod(eq + 1, &end);
+					if (eq[1] == '\0' || *end != '\0' || errno != 0 ||
+						!isfinite(out->ratio) || out->ratio <= 0)
+						bad_label(c, psprintf("The value of ratio, \"%s\", is not a positive number.", eq + 1));
+					break;
+				}
+			case 6:
+				{
 					int			srclen = strlen(eq + 1);
 					int			maxlen = pg_b64_dec_len(srclen);
 					bytea	   *dict = palloc(VARHDRSZ + maxlen + 1);
@@ -262,6 +278,8 @@ parse_label(const LabelContext *c, const char *label, CxLabel *out)
 	(void) cx_codec_resolve_level(out->codec, out->level_isnull, out->level);
 	if (out->dict_auto && out->codec->id != CX_CODEC_ZSTD)
 		bad_label(c, psprintf("dictionary=auto needs codec zstd, not %s.", out->codec->name));
+	if (out->ratio > 0 && out->dict == NULL)
+		bad_label(c, "ratio belongs to a dictionary: it comes with dict only.");
 	if (out->dict && out->codec->id != CX_CODEC_ZSTD && out->codec->id != CX_CODEC_LZ4)
 		bad_label(c, psprintf("Codec %s takes no dictionary.", out->codec->name));
 }
@@ -298,23 +316,26 @@ apply_label(Oid relid, const char *column, AttrNumber attnum, const CxLabel *l)
 	}
 	if (l->dict != NULL)
 	{
-		Oid			dtypes[4] = {OIDOID, BYTEAOID, NAMEOID, BOOLOID};
-		Datum		dvalues[4];
+		Oid			dtypes[5] = {OIDOID, BYTEAOID, NAMEOID, BOOLOID, FLOAT8OID};
+		Datum		dvalues[5];
+		char		dnulls[5] = {' ', ' ', ' ', ' ', ' '};
 
 		dvalues[0] = ObjectIdGetDatum(relid);
 		dvalues[1] = PointerGetDatum(l->dict);
 		dvalues[2] = NameGetDatum(&name);
 		dvalues[3] = BoolGetDatum(l->dict_auto);
+		dvalues[4] = Float8GetDatum(l->ratio);
+		dnulls[4] = l->ratio > 0 ? ' ' : 'n';
 		/* the table's own identical dictionary, else a new one */
 		dict_id = cx_settings_exec("SELECT max(dict_id) FROM compressx.dictionaries "
 								   "WHERE relid = $1 AND dict = $2 AND dropped IS NULL",
 								   2, dtypes, dvalues, NULL);
 		if (dict_id <= 0)
 			dict_id = cx_settings_exec("INSERT INTO compressx.dictionaries "
-									   "(relid, attname, dict, sample_values, sample_bytes, auto) "
-									   "VALUES ($1::pg_catalog.oid::pg_catalog.regclass, $3, $2, 0, 0, $4) "
+									   "(relid, attname, dict, sample_values, sample_bytes, auto, trained_ratio) "
+									   "VALUES ($1::pg_catalog.oid::pg_catalog.regclass, $3, $2, 0, 0, $4, $5) "
 									   "RETURNING dict_id",
-									   4, dtypes, dvalues, NULL);
+									   5, dtypes, dvalues, dnulls);
 		if (dict_id <= 0)
 			elog(ERROR, "could not store the dictionary of a compressx label");
 	}
@@ -416,6 +437,7 @@ label_sync(Oid relid, AttrNumber attnum)
 		" || coalesce(' min_size=' || s.min_size, '')"
 		" || coalesce(' inline_max=' || s.inline_max, '')"
 		" || CASE WHEN s.auto_dictionary THEN ' dictionary=auto' ELSE '' END"
+		" || coalesce(' ratio=' || d.trained_ratio, '')"
 		" || coalesce(' dict=' || translate(encode(d.dict, 'base64'), E'\\n', ''), '')"
 		" FROM compressx.column_settings s"
 		" LEFT JOIN compressx.dictionaries d ON d.dict_id = s.dict_id"
