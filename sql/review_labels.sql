@@ -74,6 +74,8 @@ SECURITY LABEL FOR compressx ON COLUMN lab2.b IS 'v1 codec=zstd inline_max=24';
 SECURITY LABEL FOR compressx ON COLUMN lab2.b IS 'v1 codec=lz4 dictionary=auto';
 SECURITY LABEL FOR compressx ON COLUMN lab2.b IS 'v1 codec=pglz dict=AAAA';
 SECURITY LABEL FOR compressx ON COLUMN lab2.b IS 'v1 codec=zstd dict=not*base64';
+SECURITY LABEL FOR compressx ON COLUMN lab2.b IS 'v1 codec=zstd dictionary=auto ratio=2.5';
+SECURITY LABEL FOR compressx ON COLUMN lab2.b IS 'v1 codec=zstd dictionary=auto ratio=-1 dict=AAAA';
 SECURITY LABEL FOR compressx ON COLUMN lab2.b IS 'v1 codec=zstd ';
 SECURITY LABEL FOR compressx ON COLUMN lab2.id IS 'v1 codec=zstd';
 SECURITY LABEL FOR compressx ON TABLE lab2 IS 'v1 codec=zstd';
