@@ -77,6 +77,7 @@ SECURITY LABEL FOR compressx ON COLUMN lab2.b IS 'v1 codec=zstd dict=not*base64'
 SECURITY LABEL FOR compressx ON COLUMN lab2.b IS 'v1 codec=zstd dictionary=auto ratio=2.5';
 SECURITY LABEL FOR compressx ON COLUMN lab2.b IS 'v1 codec=zstd dictionary=auto ratio=-1 dict=AAAA';
 SECURITY LABEL FOR compressx ON COLUMN lab2.b IS 'v1 codec=zstd ';
+SECURITY LABEL FOR compressx ON COLUMN lab2.b IS 'v1 codec=zstd xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx';
 SECURITY LABEL FOR compressx ON COLUMN lab2.id IS 'v1 codec=zstd';
 SECURITY LABEL FOR compressx ON TABLE lab2 IS 'v1 codec=zstd';
 \set VERBOSITY sqlstate

@@ -72,6 +72,7 @@
 #include "commands/seclabel.h"
 #include "commands/trigger.h"
 #include "common/base64.h"
+#include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
@@ -146,6 +147,16 @@ bad_label(const LabelContext *c, const char *detail)
 			 errhint("The label reads \"v1 codec=<codec> [level=<n>] [min_size=<n>] [inline_max=<n>] [dictionary=auto] [ratio=<r>] [dict=<base64>]\"; compressx.set_column_codec() sets a column's settings and writes the label itself.")));
 }
 
+/* s, cut to its first 40 bytes (whole characters) for a message */
+static const char *
+clip(const char *s)
+{
+	int			len = strlen(s);
+	int			cut = pg_mbcliplen(s, len, 40);
+
+	return cut < len ? psprintf("%.*s...", cut, s) : s;
+}
+
 /* An integer value of key, whole and within int32, else an error. */
 static int
 label_int(const LabelContext *c, const char *key, const char *value)
@@ -184,7 +195,7 @@ parse_label(const LabelContext *c, const char *label, CxLabel *out)
 		*next++ = '\0';
 	if (strcmp(copy, CX_LABEL_VERSION) != 0)
 		bad_label(c, psprintf("It starts with \"%s\", not with the version \"%s\".",
-							  copy, CX_LABEL_VERSION));
+							  clip(copy), CX_LABEL_VERSION));
 	while (next != NULL)
 	{
 		char	   *eq;
@@ -196,13 +207,13 @@ parse_label(const LabelContext *c, const char *label, CxLabel *out)
 			*next++ = '\0';
 		eq = strchr(tok, '=');
 		if (eq == NULL)
-			bad_label(c, psprintf("\"%s\" is not of the form key=value.", tok));
+			bad_label(c, psprintf("\"%s\" is not of the form key=value.", clip(tok)));
 		*eq = '\0';
 		for (k = 0; k < lengthof(keys); k++)
 			if (strcmp(tok, keys[k]) == 0)
 				break;
 		if (k == lengthof(keys))
-			bad_label(c, psprintf("Unknown key \"%s\".", tok));
+			bad_label(c, psprintf("Unknown key \"%s\".", clip(tok)));
 		if (k <= last)
 			bad_label(c, psprintf("Key \"%s\" comes twice or out of order.", tok));
 		last = k;
