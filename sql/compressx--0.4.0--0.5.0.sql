@@ -402,3 +402,45 @@ SELECT p.pid,
 FROM compressx.progress_info() p
 LEFT JOIN pg_catalog.pg_database d ON d.oid OPERATOR(pg_catalog.=) p.datid
 WHERE p.param20 OPERATOR(pg_catalog.=) 1129860942::pg_catalog.int8;
+
+-- Issue 28 A4: every restore (pg_restore -j too, and pg_dump -t) stores
+-- each column as its settings say.  A column's settings and its current
+-- dictionary are mirrored in a security label of provider compressx, which
+-- pg_dump writes right after the table, before any data; restoring the
+-- label (SECURITY LABEL FOR compressx) makes the settings again
+-- (src/catalog/label.c).  The rows of column_settings and dictionaries are
+-- no longer dumped: the labels carry all a restore needs (every value is
+-- encoded afresh from its plain form, so only each column's current
+-- dictionary).  Dumps taken by 0.4.0 still carry rows, and restore as
+-- before.
+CREATE FUNCTION compressx.settings_labels()
+RETURNS trigger
+AS 'MODULE_PATHNAME', 'compressx_settings_labels'
+LANGUAGE C;
+
+CREATE TRIGGER settings_labels
+AFTER INSERT OR UPDATE OR DELETE ON compressx.column_settings
+FOR EACH ROW EXECUTE FUNCTION compressx.settings_labels();
+
+-- rows of a dump taken before 0.5.0 may name a dictionary loaded after them
+CREATE TRIGGER settings_labels
+AFTER INSERT ON compressx.dictionaries
+FOR EACH ROW EXECUTE FUNCTION compressx.settings_labels();
+
+SELECT pg_catalog.pg_extension_config_dump('compressx.column_settings', 'WHERE false');
+SELECT pg_catalog.pg_extension_config_dump('compressx.dictionaries', 'WHERE false');
+
+-- SECURITY LABEL FOR compressx needs the library loaded in the session (core
+-- looks the provider up): this event trigger loads it first, for sessions
+-- that have not used compressx yet (a restored heap table's pending setting)
+CREATE FUNCTION compressx.on_security_label()
+RETURNS event_trigger
+AS 'MODULE_PATHNAME', 'compressx_on_security_label'
+LANGUAGE C;
+
+CREATE EVENT TRIGGER compressx_security_label ON ddl_command_start
+    WHEN TAG IN ('SECURITY LABEL')
+    EXECUTE FUNCTION compressx.on_security_label();
+
+-- the settings made before this release get their labels
+UPDATE compressx.column_settings SET attnum = attnum;

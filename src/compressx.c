@@ -19,7 +19,7 @@
  *	  am/			 the table access method: handler, slot, writes, index
  *					 builds, rewrites
  *	  catalog/		 compressx's tables: per-column settings (cached per
- *					 relation), dictionaries and their cache, which relations
+ *					 relation, mirrored as security labels for dumps), dictionaries and their cache, which relations
  *					 are compressx's, when the automatic dictionary worker starts
  *	  storage/		 codecs, and the stored format of one value
  *	  compat.h		 version differences, usable by every layer
@@ -37,6 +37,7 @@
 #include "citus/citus.h"
 #include "catalog/dict.h"
 #include "catalog/dict_auto.h"
+#include "catalog/label.h"
 #include "catalog/settings.h"
 #include "citus/citus.h"
 #include "logical/decoder.h"
@@ -55,6 +56,7 @@ _PG_init(void)
 	cx_attcompression_init();
 	cx_dict_init();
 	cx_autodict_init();
+	cx_label_init();
 	cx_rewrite_init();
 	cx_write_init();
 	cx_inspect_init();

@@ -29,7 +29,8 @@
 #     settings, an index scan) is identical before and after; the checks of
 #     test/upgrade/after.sql pass (writes, recompress_table, VACUUM FULL
 #     re-encoding, a new dictionary); ALTER EXTENSION compressx UPDATE
-#     takes the 0.1.0 database to 0.5.0 (through 0.2.0, 0.3.0 and 0.4.0) with its rows unchanged.
+#     takes the 0.1.0 database to 0.5.0 (through 0.2.0, 0.3.0 and 0.4.0) with its rows unchanged
+#     and a label for each setting.
 # 18's initdb enables data checksums by default: the new cluster is made
 # with --no-data-checksums, as the old one has none.  NEW_MAJOR 17 is the
 # 17.10 server of test/prebuilt_pg.sh (compressx built with 17.12's
@@ -322,10 +323,14 @@ upgrade() {
         -c "INSERT INTO notes SELECT i, repeat('after ' || i, 40) FROM generate_series(2001, 2050) i" \
         -c "SELECT count(*) FROM notes WHERE body = repeat('after ' || id, 40)" \
         -c "SELECT count(*) FROM compressx.verify('notes')" 2>&1 | tr '\n' ' ')"
-    # the column_codecs view changed with 0.2.0; everything else stays
-    grep -v -e '^extension ' -e '^codec ' "$work/state-before-cx_old.txt" >"$work/old-a.txt"
-    grep -v -e '^extension ' -e '^codec ' "$work/state-$mode-updated-cx_old.txt" >"$work/old-b.txt"
-    diff "$work/old-a.txt" "$work/old-b.txt" && [ "$out" = "0.5.0 50 0 " ]
+    # the column_codecs view changed with 0.2.0, and 0.5.0 gives each
+    # setting its column's label; everything else stays
+    grep -v -e '^extension ' -e '^codec ' -e '^label ' "$work/state-before-cx_old.txt" >"$work/old-a.txt"
+    grep -v -e '^extension ' -e '^codec ' -e '^label ' "$work/state-$mode-updated-cx_old.txt" >"$work/old-b.txt"
+    diff "$work/old-a.txt" "$work/old-b.txt" && [ "$out" = "0.5.0 50 0 " ] &&
+        [ "$(grep -c '^label ' "$work/state-$mode-updated-cx_old.txt")" -eq \
+          "$(grep -c '^setting ' "$work/state-$mode-updated-cx_old.txt")" ] &&
+        [ "$(grep -c '^setting ' "$work/state-$mode-updated-cx_old.txt")" -gt 0 ]
     result "ALTER EXTENSION compressx UPDATE 0.1.0 -> 0.5.0 after --$mode: rows unchanged, writes" $? "$out"
     stop_cluster "$new_bin" "$dir"
 }

@@ -83,4 +83,11 @@ SELECT i, string_agg(md5((i * 7 + k)::text) || ' is part ' || k || ' of a large 
 FROM generate_series(151, 200) i, generate_series(1, 400) k GROUP BY i;
 SELECT column_name, values_rewritten FROM recompress_table('heapdocs', 'lz4');
 
+-- a heap table with a pending setting: its column's label comes first in
+-- pg_upgrade's schema restore, before any compressx table is created (the
+-- extension's C functions, created before, load the label provider)
+CREATE TABLE aaa_pending (id integer PRIMARY KEY, body text);
+INSERT INTO aaa_pending SELECT i, 'pending setting ' || i FROM generate_series(1, 10) i;
+SELECT compressx.set_column_codec('aaa_pending', 'body', 'zstd', 19);
+
 CHECKPOINT;

@@ -36,6 +36,11 @@ SELECT 'codec ' || table_name || '.' || column_name || ' ' || c::text
 FROM compressx.column_codecs c ORDER BY table_name, column_name;
 SELECT 'dictionary ' || dict_id || ' ' || relid::text || '.' || attname || ' ' || md5(dict) || ' ' || sample_values
 FROM compressx.dictionaries ORDER BY dict_id;
+-- the columns' security labels (0.5.0: the settings as dumps carry them)
+SELECT 'label ' || l.objoid::regclass::text || '.' || a.attname || ' ' ||
+       regexp_replace(l.label, 'dict=[A-Za-z0-9+/=]+$', 'dict=') || ' ' || md5(l.label)
+FROM pg_seclabel l JOIN pg_attribute a ON a.attrelid = l.objoid AND a.attnum = l.objsubid
+WHERE l.provider = 'compressx' ORDER BY 1;
 -- automatic dictionaries (0.4.0)
 SELECT pg_catalog.to_regclass('compressx.auto_dictionaries') IS NOT NULL AS has_auto \gset
 \if :has_auto
