@@ -108,8 +108,10 @@ due_tables(DueTables *dt)
 							  "WHERE s.auto_dictionary AND c.relpersistence <> 't' "
 							  "GROUP BY 1, 2) "
 							  "SELECT relid, relkind, changed, "
-							  "pg_catalog.date_part('epoch', checked "
-							  "+ pg_catalog.make_interval(secs => $1) - pg_catalog.now()) "
+							  /* never checked (no state row: a restored database): due now */
+							  "CASE WHEN checked = '-infinity' THEN 0 "
+							  "ELSE pg_catalog.date_part('epoch', checked "
+							  "+ pg_catalog.make_interval(secs => $1) - pg_catalog.now()) END "
 							  "FROM t ORDER BY checked",
 							  1, types, values, NULL, true, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not list the columns with automatic dictionaries");

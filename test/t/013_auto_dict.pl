@@ -145,6 +145,15 @@ is($node->safe_psql('restored', q{
     SELECT count(*) FROM t_auto a JOIN t_heap h USING (id) WHERE a.doc IS DISTINCT FROM h.doc}),
 	'0', 'the restored rows read back');
 
+# the restored database's worker, whose state starts empty, takes every
+# column as due at once (an unchecked column's '-infinity' failed the
+# worker on 15 with "cannot subtract infinite timestamps")
+ok($node->poll_query_until('restored',
+		"SELECT count(*) > 0 FROM compressx.auto_dictionary_state WHERE last_check IS NOT NULL"),
+	'the restored database\'s worker checked its tables');
+ok(!$node->log_contains(qr/cannot subtract infinite timestamps/),
+	'no worker failed on a column never checked');
+
 # at most one worker per database at a time (the restore started one in
 # its database)
 my $workers = $node->safe_psql('postgres', q{
