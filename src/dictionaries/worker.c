@@ -87,6 +87,7 @@ due_tables(DueTables *dt)
 	ListCell   *lc;
 	MemoryContext caller = CurrentMemoryContext;	/* outlives SPI's */
 	int			nest = NewGUCNestLevel();
+	bool		restoring;
 
 	dt->due = NIL;
 	dt->pending = false;
@@ -96,6 +97,19 @@ due_tables(DueTables *dt)
 	values[0] = Int32GetDatum(cx_auto_naptime);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
+
+	/*
+	 * While pg_restore is connected to this database, no table is due: the
+	 * restore grants, revokes and enables row-level security (its last
+	 * pass) after loading the rows, and a dictionary trained meanwhile would
+	 * hold values its owner may not read.  Look again in a second.
+	 */
+	if (SPI_execute("SELECT 1 FROM pg_catalog.pg_stat_activity "
+					"WHERE datname OPERATOR(pg_catalog.=) pg_catalog.current_database() "
+					"AND application_name OPERATOR(pg_catalog.=) 'pg_restore' LIMIT 1",
+					true, 1) != SPI_OK_SELECT)
+		elog(ERROR, "could not look for pg_restore's sessions");
+	restoring = (SPI_processed > 0);
 	if (SPI_execute_with_args("WITH t AS ("
 							  "SELECT s.relid::pg_catalog.oid AS relid, c.relkind, "
 							  "pg_catalog.min(COALESCE(st.last_check, '-infinity')) AS checked, "
@@ -131,7 +145,12 @@ due_tables(DueTables *dt)
 		else
 		{
 			own = lappend_oid(own, relid);
-			if (changed && wait_s <= 0)
+			if (changed && restoring)
+			{
+				dt->pending = true;
+				dt->next_s = Min(dt->next_s, 1.0);
+			}
+			else if (changed && wait_s <= 0)
 			{
 				MemoryContextSwitchTo(TopMemoryContext);
 				dt->due = lappend_oid(dt->due, relid);
@@ -147,6 +166,12 @@ due_tables(DueTables *dt)
 	SPI_finish();
 	AtEOXact_GUC(true, nest);
 
+	if (restoring && parents != NIL)
+	{
+		dt->pending = true;
+		dt->next_s = Min(dt->next_s, 1.0);
+		parents = NIL;
+	}
 	foreach(lc, parents)
 	{
 		ListCell   *pc;
