@@ -321,12 +321,18 @@ dict_lz4(DictEntry *e)
 	return e->lz4;
 }
 
-/* Decoding's lookup (format.h): the digest for codec_id. */
+/*
+ * Decoding's lookup (format.h): the digest for codec_id; NULL (reported as
+ * corrupt) for a codec that takes no dictionary.
+ */
 static const void *
 dict_for_decode(int32 dict_id, int codec_id)
 {
-	DictEntry  *e = dict_id > 0 ? dict_find(dict_id) : NULL;
+	DictEntry  *e;
 
+	if (codec_id != CX_CODEC_LZ4 && codec_id != CX_CODEC_ZSTD)
+		return NULL;
+	e = dict_id > 0 ? dict_find(dict_id) : NULL;
 	if (e == NULL)
 		return NULL;
 	return codec_id == CX_CODEC_LZ4 ? (const void *) dict_lz4(e) : (const void *) e->ddict;

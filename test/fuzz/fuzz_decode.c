@@ -114,7 +114,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size < 1)
 		return 0;
-	cx_set_ddict_lookup(cx_dict_ddict);		/* the stubs' dictionary 1 */
+	cx_set_ddict_lookup(fuzz_dict_lookup);	/* the stubs' dictionary 1 */
 	if (sigsetjmp(fuzz_jmp, 0) == 0)
 		run_target(data[0] % T_COUNT, data + 1, size - 1);
 	fuzz_external_body = NULL;

@@ -23,6 +23,7 @@
 #include "utils/memutils.h"
 #include "utils/tuplestore.h"
 
+#include "storage/codec.h"
 #include "fuzz_stubs.h"
 
 sigjmp_buf fuzz_jmp;
@@ -304,6 +305,25 @@ cx_dict_ddict(int32 dict_id)
 	if (ddict == NULL)
 		ddict = ZSTD_createDDict(fuzz_dict_text, sizeof(fuzz_dict_text) - 1);
 	return ddict;
+}
+
+/*
+ * Decoding's lookup (format.h's CxDDictLookup): dictionary 1 as the codec
+ * digests it, a ZSTD_DDict for zstd and a CxLz4Dict for lz4 (its stream is
+ * only for compressing), as catalog/dict.c's lookup gives them.
+ */
+const void *
+fuzz_dict_lookup(int32 dict_id, int codec_id)
+{
+	static const CxLz4Dict lz4 = {fuzz_dict_text, sizeof(fuzz_dict_text) - 1, NULL};
+
+	if (dict_id != 1)
+		return NULL;
+	if (codec_id == CX_CODEC_LZ4)
+		return &lz4;
+	if (codec_id == CX_CODEC_ZSTD)
+		return cx_dict_ddict(dict_id);
+	return NULL;
 }
 
 const void *
