@@ -6,6 +6,7 @@ OBJS = \
 	src/storage/format.o \
 	src/catalog/relation.o \
 	src/catalog/settings.o \
+	src/catalog/settings_cleanup.o \
 	src/catalog/attcompression.o \
 	src/catalog/dict.o \
 	src/catalog/dict_auto.o \

@@ -94,10 +94,7 @@ PG_FUNCTION_INFO_V1(compressx_on_security_label);
 /* the largest dictionary train_dictionary() makes */
 #define CX_LABEL_DICT_MAX	(1024 * 1024)
 
-/* Column numbers of compressx.column_settings and compressx.dictionaries */
-#define Anum_cs_relid		1
-#define Anum_cs_attnum		3
-#define Anum_cs_dict_id		7
+/* Column of compressx.dictionaries (column_settings': catalog/settings.h) */
 #define Anum_dict_dict_id	1
 
 /* A label, checked. */

@@ -75,7 +75,22 @@ extern void cx_store_column_setting(Oid relid, const char *attname,
 									bool min_size_isnull, int min_size,
 									bool keep_min_size);
 
+/* Column numbers of compressx.column_settings */
+#define Anum_cs_relid		1
+#define Anum_cs_attname		2
+#define Anum_cs_attnum		3
+#define Anum_cs_codec		4
+#define Anum_cs_level		5
+#define Anum_cs_min_size	6
+#define Anum_cs_dict_id		7
+#define Anum_cs_auto_dictionary	8	/* since 0.4.0 */
+#define Anum_cs_inline_max	9	/* since 0.4.0 */
+
+/* Column of compressx.dictionaries naming the table it serves */
+#define Anum_dict_relid		2
+
 extern void cx_settings_init(void);
+extern void cx_settings_cleanup_init(void);	/* settings_cleanup.c */
 
 /*
  * compressx.set_column_codec(): check the arguments, lock relid and its
