@@ -246,10 +246,13 @@ cx_count_regress() {
 # socket directory WORK, port PORT.  Prints each part's results; counts them
 # into passed, failed and failures.  CX_TAP_PERL: the directory of the
 # PostgreSQL::Test modules when the installation has none (its
-# PGXS_DIR/src/test/perl).
+# PGXS_DIR/src/test/perl).  For work on one part: CX_ONLY_REGRESS,
+# CX_ONLY_SPECS and CX_ONLY_TAP (space-separated names, "-" for none)
+# restrict each kind to those tests; unset runs all.
 cx_run_parts() {
     local src=$1 work=$2 port=$3 regress_tests specs t name rc codec
     regress_tests=$(sed -n 's/^REGRESS = //p' "$src/Makefile")
+    [ -n "${CX_ONLY_REGRESS:-}" ] && regress_tests=${CX_ONLY_REGRESS//-/}
     cx_log "pg_regress: $regress_tests"
     cx_as_user "$PGXS_DIR/src/test/regress/pg_regress" \
         --inputdir="$work" --outputdir="$work/regress" --bindir="$PGBIN" \
@@ -283,6 +286,7 @@ cx_run_parts() {
             spec_skipped=$t
         fi
     fi
+    [ -n "${CX_ONLY_SPECS:-}" ] && specs=${CX_ONLY_SPECS//-/}
     cx_log "isolation: $specs"
     cx_as_user "$PGXS_DIR/src/test/isolation/pg_isolation_regress" \
         --inputdir="$work/test/isolation" --outputdir="$work/isolation" \
@@ -297,6 +301,9 @@ cx_run_parts() {
     cx_log "TAP tests"
     for t in "$work"/test/t/*.pl; do
         name=$(basename "$t")
+        if [ -n "${CX_ONLY_TAP:-}" ]; then
+            case " $CX_ONLY_TAP " in *" ${name%.pl} "*|*" $name "*) ;; *) continue;; esac
+        fi
         # TESTDIR for PostgreSQL 15's test modules, TESTDATADIR and
         # TESTLOGDIR for 16 and later's (else they use relative paths)
         if (cd "$work/test" && cx_as_user env TESTDIR="$work/test" \
