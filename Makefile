@@ -12,6 +12,7 @@ OBJS = \
 	src/catalog/dict_auto.o \
 	src/catalog/dict_dropped.o \
 	src/catalog/label.o \
+	src/catalog/dict_transfer.o \
 	src/am/am.o \
 	src/am/am_index.o \
 	src/am/am_write.o \
@@ -28,6 +29,7 @@ OBJS = \
 	src/sql/verify.o \
 	src/dictionaries/auto.o \
 	src/dictionaries/prune.o \
+	src/dictionaries/restored.o \
 	src/dictionaries/state.o \
 	src/dictionaries/train.o \
 	src/dictionaries/worker.o \

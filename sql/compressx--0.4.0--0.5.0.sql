@@ -444,3 +444,84 @@ CREATE EVENT TRIGGER compressx_security_label ON ddl_command_start
 
 -- the settings made before this release get their labels
 UPDATE compressx.column_settings SET attnum = attnum;
+
+-- Issue 33 A1: no dictionary byte in public view.  A label (pg_seclabel,
+-- readable by every role) names a column's dictionary by a random key
+-- only; the bytes travel in the data section of a dump, as rows of
+-- compressx.dictionary_dump, which only the extension's owner (a
+-- superuser) reads.  A restore applies the label first (the column's
+-- codec, level, ..., and "dictionary K expected"), then the rows; the
+-- dictionary is attached when its row arrives, and the automatic-dictionary
+-- worker re-encodes the values loaded before it (src/catalog/dict_transfer.c,
+-- src/dictionaries/restored.c).
+ALTER TABLE compressx.dictionaries ADD COLUMN dict_key uuid;
+UPDATE compressx.dictionaries SET dict_key = pg_catalog.gen_random_uuid();
+ALTER TABLE compressx.dictionaries
+    ALTER COLUMN dict_key SET DEFAULT pg_catalog.gen_random_uuid(),
+    ALTER COLUMN dict_key SET NOT NULL;
+COMMENT ON COLUMN compressx.dictionaries.dict_key IS
+'a random key (not derived from the dictionary or the rows) by which a column''s security label names its dictionary';
+
+ALTER TABLE compressx.column_settings ADD COLUMN restored_dict uuid;
+ALTER TABLE compressx.column_settings ADD COLUMN restored_at timestamptz;
+COMMENT ON COLUMN compressx.column_settings.restored_dict IS
+'set by a restored label naming a dictionary: the key of the dictionary the column waits for (dict_id NULL) or whose values the automatic-dictionary worker still has to re-encode (dict_id set); NULL otherwise';
+
+-- A reference to a table that reads a name no longer present as 0, so that
+-- a dump's rows restore even when the table they name was left out (pg_dump
+-- -T): compressx.dictionary_dump.rel.  Binary-compatible with oid.
+CREATE TYPE compressx.table_ref;
+CREATE FUNCTION compressx.table_ref_in(cstring) RETURNS compressx.table_ref
+    AS 'MODULE_PATHNAME', 'compressx_table_ref_in' LANGUAGE C STABLE STRICT;
+CREATE FUNCTION compressx.table_ref_out(compressx.table_ref) RETURNS cstring
+    AS 'MODULE_PATHNAME', 'compressx_table_ref_out' LANGUAGE C STABLE STRICT;
+CREATE TYPE compressx.table_ref (
+    INPUT = compressx.table_ref_in,
+    OUTPUT = compressx.table_ref_out,
+    LIKE = pg_catalog.oid
+);
+CREATE CAST (compressx.table_ref AS pg_catalog.oid) WITHOUT FUNCTION;
+CREATE CAST (pg_catalog.oid AS compressx.table_ref) WITHOUT FUNCTION;
+
+-- What a dump carries of the dictionaries: each one's key, table and bytes
+-- (a copy of compressx.dictionaries' row, kept by the trigger
+-- dictionaries_dump); dumped for the dictionaries columns use now.  No
+-- grant: only the extension's owner reads it, and only superusers dump it.
+CREATE TABLE compressx.dictionary_dump (
+    dict_key uuid PRIMARY KEY,
+    rel compressx.table_ref NOT NULL,
+    dict bytea NOT NULL,
+    sample_values integer NOT NULL,
+    sample_bytes bigint NOT NULL,
+    auto boolean NOT NULL,
+    trained_ratio double precision
+) USING heap;
+REVOKE ALL ON compressx.dictionary_dump FROM PUBLIC;
+COMMENT ON TABLE compressx.dictionary_dump IS
+'the dictionaries a dump carries, in its data section (readable by the extension''s owner only); a restored row is attached to the restored columns whose label names its key';
+SELECT pg_catalog.pg_extension_config_dump('compressx.dictionary_dump',
+    'WHERE dict_key IN (SELECT d.dict_key FROM compressx.dictionaries d JOIN compressx.column_settings s ON s.dict_id OPERATOR(pg_catalog.=) d.dict_id WHERE d.dropped IS NULL)');
+CREATE TRIGGER skip_replicated_rows BEFORE INSERT OR UPDATE OR DELETE
+    ON compressx.dictionary_dump FOR EACH ROW
+    EXECUTE FUNCTION compressx.skip_replicated_rows();
+ALTER TABLE compressx.dictionary_dump ENABLE REPLICA TRIGGER skip_replicated_rows;
+
+INSERT INTO compressx.dictionary_dump
+SELECT d.dict_key, d.relid::pg_catalog.oid::compressx.table_ref, d.dict, d.sample_values,
+       d.sample_bytes, d.auto, d.trained_ratio
+FROM compressx.dictionaries d WHERE d.dropped IS NULL;
+
+CREATE FUNCTION compressx.dictionary_dump_sync()
+RETURNS trigger
+AS 'MODULE_PATHNAME', 'compressx_dictionary_dump_sync'
+LANGUAGE C;
+-- every dictionary made gets its copy; a restored copy gets its dictionary
+CREATE TRIGGER dictionaries_dump
+AFTER INSERT ON compressx.dictionaries
+FOR EACH ROW EXECUTE FUNCTION compressx.dictionary_dump_sync();
+CREATE TRIGGER dictionary_dump_restored
+AFTER INSERT ON compressx.dictionary_dump
+FOR EACH ROW EXECUTE FUNCTION compressx.dictionary_dump_sync();
+
+-- the labels of 0.5.0's first form carried the bytes: written anew
+UPDATE compressx.column_settings SET attnum = attnum;

@@ -244,4 +244,13 @@ cx_make_change_tuple(HeapTuple tup)
 #define cx_local_beentry(idx) pgstat_fetch_stat_local_beentry(idx)
 #endif
 
+/* 18 dropped PortalRun's run_once argument (it was always true) */
+#if PG_VERSION_NUM >= 180000
+#define cx_portal_run(portal, count, top, dest, altdest, qc) \
+	PortalRun(portal, count, top, dest, altdest, qc)
+#else
+#define cx_portal_run(portal, count, top, dest, altdest, qc) \
+	PortalRun(portal, count, top, true, dest, altdest, qc)
+#endif
+
 #endif							/* COMPRESSX_COMPAT_H */

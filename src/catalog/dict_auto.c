@@ -156,6 +156,17 @@ cx_autodict_leave_if_wanted(void)
 	}
 }
 
+/*
+ * Start the worker when the current transaction commits, whatever the
+ * naptime (a restored dictionary arrived: dict_transfer.c).
+ */
+void
+cx_autodict_launch_at_commit(void)
+{
+	if (cx_auto_worker && !cx_autodict_in_worker)
+		launch_pending = true;
+}
+
 void
 cx_autodict_note_write(Relation rel, const CxColumnSetting *settings)
 {
@@ -168,7 +179,7 @@ cx_autodict_note_write(Relation rel, const CxColumnSetting *settings)
 		return;
 	natts = RelationGetDescr(rel)->natts;
 	for (int i = 0; i < natts; i++)
-		if (settings[i].dict_auto)
+		if (settings[i].dict_auto || settings[i].restore_pending)
 		{
 			launch_pending = true;
 			return;

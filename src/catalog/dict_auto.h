@@ -42,6 +42,12 @@ extern bool cx_auto_worker;			/* compressx.auto_dictionary_worker */
 extern void cx_autodict_init(void);
 
 /*
+ * Ask for the worker to start when the current transaction commits (a
+ * restored dictionary was attached; nothing in the worker itself).
+ */
+extern void cx_autodict_launch_at_commit(void);
+
+/*
  * The background worker: whether this backend is one (set by
  * dictionaries/worker.c), and whether another session wants its database
  * to itself (DROP DATABASE, ALTER DATABASE .. RENAME or SET TABLESPACE,

@@ -17,13 +17,15 @@
  * The label of a column with settings reads (one line, keys in this order,
  * each at most once, all but codec optional):
  *
- *	  v1 codec=zstd level=19 min_size=64 inline_max=2000 dictionary=auto ratio=2.5 dict=<base64>
+ *	  v2 codec=zstd level=19 min_size=64 inline_max=2000 dictionary=auto dict=<uuid>
  *
- * dict is the column's current dictionary (lz4 or zstd), in base64 without
- * line breaks; ratio, the stored ratio an automatic dictionary was trained
- * with (compressx.dictionaries.trained_ratio), which the automatic checks
- * hold it to (without it, the first check after a restore measures anew).  Only the current one is needed: a restore re-encodes every
- * value from its plain form.  A column without settings has no label.
+ * dict is the key (compressx.dictionaries.dict_key) of the column's current
+ * dictionary (lz4 or zstd): a random uuid, never the dictionary's bytes.
+ * pg_seclabel is readable by every role and a dictionary holds pieces of
+ * the rows it was trained on, so nothing derived from row data goes into a
+ * label (0.5.0's first form, "v1", carried the bytes in base64 and the
+ * trained ratio: refused).  The bytes travel in the dump's data section
+ * (catalog/dict_transfer.c).  A column without settings has no label.
  *
  * Two directions:
  *	- compressx writes the label: the row triggers settings_labels on
@@ -34,9 +36,17 @@
  *	  rewrite it from the rows (SetSecurityLabel, no hook involved).
  *	- SECURITY LABEL FOR compressx ON COLUMN t.c IS '...' (core checks the
  *	  user owns t, and takes SHARE UPDATE EXCLUSIVE on it) runs the hook
- *	  here: it checks the label strictly and makes it the column's settings,
- *	  importing the dictionary (or reusing an identical one of the table).
- *	  NULL resets the column.  In binary upgrade (pg_upgrade) it only
+ *	  here: it checks the label strictly and makes it the column's settings.
+ *	  A dict key names a dictionary of this same table (re-applying a
+ *	  label) or one a restore is to bring: the column then waits for it
+ *	  (restored_dict), and meanwhile stores values with the codec and
+ *	  level alone.  A key is public, so a key of another table's dictionary
+ *	  gives nothing of that dictionary (dict_transfer.c attaches a restored
+ *	  dictionary to its own table's columns only).  NULL resets the column.
+ *	  A label on a column whose type cannot be compressed (its type changed
+ *	  since it was dumped: pg_dump copies labels as they are) is skipped
+ *	  with a WARNING, so that a strict restore (--single-transaction
+ *	  --exit-on-error) goes on.  In binary upgrade (pg_upgrade) it only
  *	  checks: the configuration tables' files come from the old cluster.
  *	  While the hook writes rows, the triggers leave the label to core,
  *	  which stores the text given.
@@ -55,7 +65,7 @@
  */
 #include "postgres.h"
 
-#include <math.h>
+#include <ctype.h>
 
 #include "access/genam.h"
 #include "access/htup_details.h"
@@ -71,7 +81,6 @@
 #include "commands/extension.h"
 #include "commands/seclabel.h"
 #include "commands/trigger.h"
-#include "common/base64.h"
 #include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
@@ -80,6 +89,7 @@
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
+#include "utils/uuid.h"
 
 #include "storage/format.h"
 #include "catalog/label.h"
@@ -90,9 +100,7 @@ PG_FUNCTION_INFO_V1(compressx_settings_labels);
 PG_FUNCTION_INFO_V1(compressx_on_security_label);
 
 #define CX_LABEL_PROVIDER	"compressx"
-#define CX_LABEL_VERSION	"v1"
-/* the largest dictionary train_dictionary() makes */
-#define CX_LABEL_DICT_MAX	(1024 * 1024)
+#define CX_LABEL_VERSION	"v2"
 
 /* Column of compressx.dictionaries (column_settings': catalog/settings.h) */
 #define Anum_dict_dict_id	1
@@ -108,8 +116,7 @@ typedef struct CxLabel
 	bool		inline_max_isnull;
 	int			inline_max;
 	bool		dict_auto;
-	double		ratio;			/* trained_ratio; 0: unknown */
-	bytea	   *dict;			/* NULL: none */
+	pg_uuid_t  *dict_key;		/* NULL: no dictionary */
 } CxLabel;
 
 /* true while the hook writes settings rows: the triggers leave the label */
@@ -141,7 +148,7 @@ bad_label(const LabelContext *c, const char *detail)
 			 errmsg("invalid compressx security label for column \"%s\" of relation \"%s\"",
 					c->column, c->relname),
 			 errdetail("%s", detail),
-			 errhint("The label reads \"v1 codec=<codec> [level=<n>] [min_size=<n>] [inline_max=<n>] [dictionary=auto] [ratio=<r>] [dict=<base64>]\"; compressx.set_column_codec() sets a column's settings and writes the label itself.")));
+			 errhint("The label reads \"v2 codec=<codec> [level=<n>] [min_size=<n>] [inline_max=<n>] [dictionary=auto] [dict=<uuid>]\"; compressx.set_column_codec() sets a column's settings and writes the label itself.")));
 }
 
 /* s, cut to its first 40 bytes (whole characters) for a message */
@@ -178,7 +185,7 @@ static void
 parse_label(const LabelContext *c, const char *label, CxLabel *out)
 {
 	static const char *const keys[] = {"codec", "level", "min_size", "inline_max",
-	"dictionary", "ratio", "dict"};
+	"dictionary", "dict"};
 	char	   *copy = pstrdup(label);
 	char	   *tok;
 	char	   *next;
@@ -190,6 +197,8 @@ parse_label(const LabelContext *c, const char *label, CxLabel *out)
 	next = strchr(copy, ' ');
 	if (next)
 		*next++ = '\0';
+	if (strcmp(copy, "v1") == 0)
+		bad_label(c, "Labels of version v1 (an unreleased 0.5.0) carried the dictionary's bytes, which every role can read; they are not accepted.");
 	if (strcmp(copy, CX_LABEL_VERSION) != 0)
 		bad_label(c, psprintf("It starts with \"%s\", not with the version \"%s\".",
 							  clip(copy), CX_LABEL_VERSION));
@@ -251,32 +260,16 @@ parse_label(const LabelContext *c, const char *label, CxLabel *out)
 				break;
 			case 5:
 				{
-					char	   *end;
+					const char *v = eq + 1;
+					bool		ok = strlen(v) == 36;
 
-					errno = 0;
-					out->ratio = strtod(eq + 1, &end);
-					if (eq[1] == '\0' || *end != '\0' || errno != 0 ||
-						!isfinite(out->ratio) || out->ratio <= 0)
-						bad_label(c, psprintf("The value of ratio, \"%s\", is not a positive number.", eq + 1));
-					break;
-				}
-			case 6:
-				{
-					int			srclen = strlen(eq + 1);
-					int			maxlen = pg_b64_dec_len(srclen);
-					bytea	   *dict = palloc(VARHDRSZ + maxlen + 1);
-					int			len;
-
-					if (srclen > pg_b64_enc_len(CX_LABEL_DICT_MAX))
-						bad_label(c, psprintf("The dictionary is larger than %d bytes.", CX_LABEL_DICT_MAX));
-					len = pg_b64_decode((void *) (eq + 1), srclen, (void *) VARDATA(dict), maxlen + 1);
-					if (len < 0)
-						bad_label(c, "The value of dict is not valid base64.");
-					if (len == 0 || len > CX_LABEL_DICT_MAX)
-						bad_label(c, psprintf("The dictionary has %d bytes; it must have 1 to %d.",
-											  len, CX_LABEL_DICT_MAX));
-					SET_VARSIZE(dict, VARHDRSZ + len);
-					out->dict = dict;
+					for (int j = 0; ok && j < 36; j++)
+						ok = (j == 8 || j == 13 || j == 18 || j == 23) ? v[j] == '-' :
+							isxdigit((unsigned char) v[j]);
+					if (!ok)
+						bad_label(c, psprintf("The value of dict, \"%s\", is not a dictionary key (a uuid).",
+											  clip(v)));
+					out->dict_key = DatumGetUUIDP(DirectFunctionCall1(uuid_in, CStringGetDatum(v)));
 					break;
 				}
 		}
@@ -286,10 +279,22 @@ parse_label(const LabelContext *c, const char *label, CxLabel *out)
 	(void) cx_codec_resolve_level(out->codec, out->level_isnull, out->level);
 	if (out->dict_auto && out->codec->id != CX_CODEC_ZSTD)
 		bad_label(c, psprintf("dictionary=auto needs codec zstd, not %s.", out->codec->name));
-	if (out->ratio > 0 && out->dict == NULL)
-		bad_label(c, "ratio belongs to a dictionary: it comes with dict only.");
-	if (out->dict && out->codec->id != CX_CODEC_ZSTD && out->codec->id != CX_CODEC_LZ4)
+	if (out->dict_key && out->codec->id != CX_CODEC_ZSTD && out->codec->id != CX_CODEC_LZ4)
 		bad_label(c, psprintf("Codec %s takes no dictionary.", out->codec->name));
+}
+
+/* Whether column attnum of relid has a variable-length type (one compressx compresses). */
+static bool
+column_is_varlena(Oid relid, AttrNumber attnum)
+{
+	HeapTuple	tup = SearchSysCache2(ATTNUM, ObjectIdGetDatum(relid), Int16GetDatum(attnum));
+	bool		result;
+
+	if (!HeapTupleIsValid(tup))
+		return false;
+	result = ((Form_pg_attribute) GETSTRUCT(tup))->attlen == -1;
+	ReleaseSysCache(tup);
+	return result;
 }
 
 /* Whether this database's compressx keeps labels (0.5.0 and later). */
@@ -322,30 +327,17 @@ apply_label(Oid relid, const char *column, AttrNumber attnum, const CxLabel *l)
 						 2, types, values, nulls);
 		return;
 	}
-	if (l->dict != NULL)
+	if (l->dict_key != NULL)
 	{
-		Oid			dtypes[5] = {OIDOID, BYTEAOID, NAMEOID, BOOLOID, FLOAT8OID};
-		Datum		dvalues[5];
-		char		dnulls[5] = {' ', ' ', ' ', ' ', ' '};
+		Oid			dtypes[2] = {OIDOID, UUIDOID};
+		Datum		dvalues[2];
 
 		dvalues[0] = ObjectIdGetDatum(relid);
-		dvalues[1] = PointerGetDatum(l->dict);
-		dvalues[2] = NameGetDatum(&name);
-		dvalues[3] = BoolGetDatum(l->dict_auto);
-		dvalues[4] = Float8GetDatum(l->ratio);
-		dnulls[4] = l->ratio > 0 ? ' ' : 'n';
-		/* the table's own identical dictionary, else a new one */
+		dvalues[1] = UUIDPGetDatum(l->dict_key);
+		/* this table's own dictionary of that key (a label applied again) */
 		dict_id = cx_settings_exec("SELECT max(dict_id) FROM compressx.dictionaries "
-								   "WHERE relid = $1 AND dict = $2 AND dropped IS NULL",
+								   "WHERE relid = $1 AND dict_key = $2 AND dropped IS NULL",
 								   2, dtypes, dvalues, NULL);
-		if (dict_id <= 0)
-			dict_id = cx_settings_exec("INSERT INTO compressx.dictionaries "
-									   "(relid, attname, dict, sample_values, sample_bytes, auto, trained_ratio) "
-									   "VALUES ($1::pg_catalog.oid::pg_catalog.regclass, $3, $2, 0, 0, $4, $5) "
-									   "RETURNING dict_id",
-									   5, dtypes, dvalues, dnulls);
-		if (dict_id <= 0)
-			elog(ERROR, "could not store the dictionary of a compressx label");
 	}
 	cx_store_column_setting(relid, column, attnum, l->codec, l->level_isnull, l->level,
 							l->min_size_isnull, l->min_size, false);
@@ -354,10 +346,16 @@ apply_label(Oid relid, const char *column, AttrNumber attnum, const CxLabel *l)
 	values[3] = BoolGetDatum(l->dict_auto);
 	values[4] = Int32GetDatum(dict_id);
 	nulls[4] = dict_id > 0 ? ' ' : 'n';
+	/* a key of no dictionary here: the column waits for it (a restore) */
+	values[5] = l->dict_key && dict_id <= 0 ? UUIDPGetDatum(l->dict_key) : (Datum) 0;
+	nulls[5] = l->dict_key && dict_id <= 0 ? ' ' : 'n';
+	types[5] = UUIDOID;
 	cx_settings_exec("UPDATE compressx.column_settings "
-					 "SET inline_max = $3, auto_dictionary = $4, dict_id = $5 "
+					 "SET inline_max = $3, auto_dictionary = $4, dict_id = $5, "
+					 "    restored_dict = $6, "
+					 "    restored_at = CASE WHEN $6 IS NULL THEN NULL ELSE pg_catalog.now() END "
 					 "WHERE relid = $1 AND attnum = $2",
-					 5, types, values, nulls);
+					 6, types, values, nulls);
 	/* the automatic dictionary's state starts afresh, as set_column_codec's */
 	cx_settings_exec("DELETE FROM compressx.auto_dictionary_state "
 					 "WHERE relid = $1 AND attnum = $2",
@@ -392,6 +390,20 @@ label_hook(const ObjectAddress *object, const char *seclabel)
 
 	if (seclabel != NULL)
 		parse_label(&c, seclabel, &l);
+	if (seclabel != NULL && !IsBinaryUpgrade &&
+		!column_is_varlena(relid, attnum))
+	{
+		/* a dump's label for a column whose type has changed since */
+		ereport(WARNING,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("compressx security label of column \"%s\" of relation \"%s\" skipped",
+						c.column, c.relname),
+				 errdetail("Its type %s cannot be compressed; the column keeps no compressx settings.",
+						   format_type_be(get_atttype(relid, attnum))),
+				 errhint("The label was probably written when the column had another type; SECURITY LABEL FOR compressx ON COLUMN .. IS NULL removes it.")));
+		error_context_stack = cb.previous;
+		return;
+	}
 	if (!IsBinaryUpgrade)
 	{
 		if (!labels_in_use())
@@ -445,8 +457,7 @@ label_sync(Oid relid, AttrNumber attnum)
 		" || coalesce(' min_size=' || s.min_size, '')"
 		" || coalesce(' inline_max=' || s.inline_max, '')"
 		" || CASE WHEN s.auto_dictionary THEN ' dictionary=auto' ELSE '' END"
-		" || coalesce(' ratio=' || d.trained_ratio, '')"
-		" || coalesce(' dict=' || translate(encode(d.dict, 'base64'), E'\\n', ''), '')"
+		" || coalesce(' dict=' || coalesce(d.dict_key, s.restored_dict), '')"
 		" FROM compressx.column_settings s"
 		" LEFT JOIN compressx.dictionaries d ON d.dict_id = s.dict_id"
 		" WHERE s.relid = $1 AND s.attnum = $2",

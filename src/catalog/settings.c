@@ -101,6 +101,7 @@ typedef struct CachedSetting
 	int32		dict_id;		/* 0: NULL */
 	bool		dict_auto;		/* auto_dictionary (false before 0.4.0) */
 	int			inline_max;		/* -1: NULL (always before 0.4.0) */
+	bool		restore_pending;	/* restored_dict set (since 0.5.0) */
 } CachedSetting;
 
 #define LEVEL_NULL (-1000)
@@ -331,6 +332,8 @@ load_settings(Oid relid)
 			cs->inline_max = natts >= Anum_cs_inline_max &&
 				!nulls[Anum_cs_inline_max - 1] ?
 				DatumGetInt32(values[Anum_cs_inline_max - 1]) : -1;
+			cs->restore_pending = natts >= Anum_cs_restored_dict &&
+				!nulls[Anum_cs_restored_dict - 1];
 			/* a missing one is reported when a value is encoded */
 			if (cs->dict_id != 0 && OidIsValid(dict_owner = dictionary_owner(cs->dict_id)) &&
 				dict_owner != relid)
@@ -488,6 +491,7 @@ resolve_uncached(Relation rel, Oid relid, CxColumnSetting *out)
 		s->dict_id = 0;
 		s->explicit_setting = false;
 		s->dict_auto = false;
+		s->restore_pending = false;
 		s->inline_max = -1;
 		if (att->attisdropped || att->attlen != -1)
 			continue;
@@ -545,6 +549,7 @@ resolve_uncached(Relation rel, Oid relid, CxColumnSetting *out)
 		 * carries no policy: citus/citus.c sends none).
 		 */
 		s->dict_auto = s->codec->id == CX_CODEC_ZSTD && cs->dict_auto && !via_shell;
+		s->restore_pending = cs->restore_pending && from == relid;
 	}
 }
 

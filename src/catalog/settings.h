@@ -25,6 +25,10 @@ typedef struct CxColumnSetting
 	bool		dict_auto;		/* dictionary => 'auto' (zstd only): the
 								 * dictionary is trained and replaced by
 								 * compressx (dictionaries/auto.c) */
+	bool		restore_pending;	/* restored_dict set: a restored label's
+									 * dictionary is awaited, or the values
+									 * loaded before it are to be re-encoded
+									 * (dictionaries/restored.c) */
 } CxColumnSetting;
 
 /* What set_column_codec's dictionary argument asks for. */
@@ -85,6 +89,7 @@ extern void cx_store_column_setting(Oid relid, const char *attname,
 #define Anum_cs_dict_id		7
 #define Anum_cs_auto_dictionary	8	/* since 0.4.0 */
 #define Anum_cs_inline_max	9	/* since 0.4.0 */
+#define Anum_cs_restored_dict	10	/* since 0.5.0 */
 
 /* Column of compressx.dictionaries naming the table it serves */
 #define Anum_dict_relid		2

@@ -4,7 +4,8 @@
  *	  Settings follow their table's and columns' DDL: renames, drops.
  *
  * The event trigger compressx.on_ddl_end keeps column_settings.attname in
- * step with renames.  Settings go with their table or column: an object
+ * step with renames, and deletes the settings of a column whose type
+ * changed to one that cannot be compressed.  Settings go with their table or column: an object
  * access hook deletes them (and the table's dictionaries, kept as dropped
  * while a logical slot may still decode them) as the table or column is
  * dropped, and the sql_drop event trigger does the same for backends that
@@ -73,6 +74,27 @@ compressx_on_ddl_end(PG_FUNCTION_ARGS)
 
 	if (!CALLED_AS_EVENT_TRIGGER(fcinfo))
 		elog(ERROR, "compressx_on_ddl_end: not called by event trigger manager");
+	if (IsA(trigdata->parsetree, AlterTableStmt))
+	{
+		/*
+		 * ALTER COLUMN .. TYPE to a type compressx cannot compress (int,
+		 * say): the column's settings go, and with them its label, which a
+		 * restore could not apply (issue 33 A4).  Mends rows of any table.
+		 */
+		ListCell   *lc;
+
+		foreach(lc, ((AlterTableStmt *) trigdata->parsetree)->cmds)
+			if (castNode(AlterTableCmd, lfirst(lc))->subtype == AT_AlterColumnType)
+			{
+				cx_settings_exec("DELETE FROM compressx.column_settings s "
+								 "USING pg_catalog.pg_attribute a "
+								 "WHERE a.attrelid = s.relid AND a.attnum = s.attnum "
+								 "AND NOT a.attisdropped AND a.attlen <> -1",
+								 0, NULL, NULL, NULL);
+				break;
+			}
+		PG_RETURN_VOID();
+	}
 	/* only a column rename changes what the settings rows must name */
 	if (!IsA(trigdata->parsetree, RenameStmt))
 		PG_RETURN_VOID();

@@ -58,6 +58,7 @@
 #include "catalog/dict_auto.h"
 #include "dictionaries/auto.h"
 #include "dictionaries/prune.h"
+#include "dictionaries/restored.h"
 #include "dictionaries/state.h"
 
 PGDLLEXPORT void compressx_auto_dictionary_main(Datum main_arg);
@@ -322,6 +323,20 @@ one_pass(MemoryContext cxt, double *next_s)
 	*next_s = dt.next_s;
 	busy = dt.due != NIL || dt.pending;
 	list_free(dt.due);
+	/* what restores left: values to re-encode, dictionaries to train */
+	if (installed)
+	{
+		double		restored_next;
+
+		MemoryContextSwitchTo(cxt);
+		if (cx_restored_pass(cxt, &restored_next))
+		{
+			*next_s = busy ? Min(*next_s, restored_next) : restored_next;
+			busy = true;
+		}
+		MemoryContextSwitchTo(TopMemoryContext);
+		MemoryContextReset(cxt);
+	}
 	return busy;
 }
 

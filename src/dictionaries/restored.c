@@ -1,0 +1,365 @@
+/*-------------------------------------------------------------------------
+ *
+ * restored.c
+ *	  The automatic-dictionary worker's part in a restore: re-encode the
+ *	  values a restore loaded before their column's dictionary arrived, or
+ *	  train one where the dump carried none.
+ *
+ * A restored label that names a dictionary leaves the column with
+ * restored_dict = <key> and restored_at = the time (catalog/label.c); the
+ * dictionary's row of compressx.dictionary_dump, later in the same restore,
+ * attaches it (catalog/dict_transfer.c: dict_id set, restored_at set
+ * again).  Each pass of the worker (worker.c) looks at those columns,
+ * table by table:
+ *
+ *	- a dictionary attached (dict_id set): CALL compressx.recompress_online
+ *	  on those columns, which rewrites online, in committed batches, every
+ *	  value stored with another dictionary or none (online/online.c); then
+ *	  restored_at is cleared, and restored_dict too once the dictionary is
+ *	  the one the label named.
+ *	- still none, the label restored at least compressx.
+ *	  auto_dictionary_naptime ago, and the table has pages: the dump did not
+ *	  carry it (pg_dump -t and -n leave extension data out).  A column with
+ *	  dictionary => 'auto' is left to the automatic checks (restored_dict
+ *	  cleared); another gets compressx.train_dictionary() run on the
+ *	  restored rows, as the table's owner in a security-restricted
+ *	  operation, then the values are re-encoded as above.  restored_dict
+ *	  stays: if the named dictionary still arrives (a parallel restore
+ *	  loads small tables last), it replaces the trained one and the values
+ *	  are re-encoded once more.
+ *	- otherwise it waits: while the table has pages, the worker stays for
+ *	  at most that naptime; with no page, the table's first write starts a
+ *	  worker again (catalog/dict_auto.c).
+ *
+ * Who can make it wait or fail.  recompress_online takes every lock
+ * without queueing and gives way to clients (max_lock_wait 1 s); it runs the
+ * owner's code as the owner.  The call itself runs as the worker's
+ * session user, which may rewrite any table; the rows it touches are the
+ * restored table's.  An error is logged, and the column is left to the
+ * user (restored_at cleared, restored_dict kept for the record).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/xact.h"
+#include "compat.h"
+#include "tcop/pquery.h"
+#include "tcop/tcopprot.h"
+#include "tcop/utility.h"
+#include "utils/portal.h"
+#include "executor/spi.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "storage/bufmgr.h"
+#include "storage/lmgr.h"
+#include "access/relation.h"
+#include "catalog/pg_class.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/snapmgr.h"
+#include "utils/syscache.h"
+
+#include "catalog/dict_auto.h"
+#include "catalog/relation.h"
+#include "catalog/settings.h"
+#include "dictionaries/restored.h"
+
+/* One column of a restored label that still has work. */
+typedef struct RestoredColumn
+{
+	Oid			relid;
+	char	   *attname;
+	int32		dict_id;		/* 0: none yet */
+	bool		auto_dict;
+	double		age_s;			/* since restored_at */
+} RestoredColumn;
+
+/*
+ * The columns with restored_at set, in relid order, allocated in cxt (a
+ * transaction of its own).
+ */
+static List *
+restored_columns(MemoryContext cxt)
+{
+	List	   *out = NIL;
+
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	if (cx_extension_table_has_column("column_settings", "restored_at", Anum_cs_restored_dict + 1))
+	{
+		SPI_connect();
+		if (SPI_execute("SELECT s.relid::pg_catalog.oid, s.attname::pg_catalog.text, "
+						"       coalesce(s.dict_id, 0), coalesce(s.auto_dictionary, false), "
+						"       extract(epoch FROM pg_catalog.now() - s.restored_at)::pg_catalog.float8 "
+						"FROM compressx.column_settings s "
+						"WHERE s.restored_at IS NOT NULL ORDER BY s.relid, s.attnum",
+						true, 0) != SPI_OK_SELECT)
+			elog(ERROR, "could not list the restored columns");
+		for (uint64 i = 0; i < SPI_processed; i++)
+		{
+			HeapTuple	tup = SPI_tuptable->vals[i];
+			TupleDesc	desc = SPI_tuptable->tupdesc;
+			bool		isnull;
+			MemoryContext old = MemoryContextSwitchTo(cxt);
+			RestoredColumn *c = palloc(sizeof(RestoredColumn));
+
+			c->relid = DatumGetObjectId(SPI_getbinval(tup, desc, 1, &isnull));
+			c->attname = TextDatumGetCString(SPI_getbinval(tup, desc, 2, &isnull));
+			c->dict_id = DatumGetInt32(SPI_getbinval(tup, desc, 3, &isnull));
+			c->auto_dict = DatumGetBool(SPI_getbinval(tup, desc, 4, &isnull));
+			c->age_s = DatumGetFloat8(SPI_getbinval(tup, desc, 5, &isnull));
+			out = lappend(out, c);
+			MemoryContextSwitchTo(old);
+		}
+		SPI_finish();
+	}
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+	MemoryContextSwitchTo(cxt);
+	return out;
+}
+
+/*
+ * Run one statement as a client's top-level statement would run: parsed,
+ * planned and run in a portal, so that a procedure may commit (it needs the
+ * portal's snapshot handling: SPI alone has none to give it in a
+ * background worker).
+ */
+static void
+run_in_portal(const char *sql, MemoryContext cxt)
+{
+	/* the plan must outlive the commits of the procedure (as MessageContext) */
+	MemoryContext old = MemoryContextSwitchTo(cxt);
+	List	   *raw = pg_parse_query(sql);
+	RawStmt    *stmt = linitial_node(RawStmt, raw);
+	List	   *queries = pg_analyze_and_rewrite_fixedparams(stmt, sql, NULL, 0, NULL);
+	List	   *plans = pg_plan_queries(queries, sql, CURSOR_OPT_PARALLEL_OK, NULL);
+	Portal		portal = CreatePortal("", true, true);
+	QueryCompletion qc;
+
+	Assert(list_length(raw) == 1);
+	portal->visible = false;
+	PortalDefineQuery(portal, NULL, sql, CreateCommandTag(stmt->stmt), plans, NULL);
+	MemoryContextSwitchTo(old);
+	PortalStart(portal, NULL, 0, InvalidSnapshot);
+	InitializeQueryCompletion(&qc);
+	(void) cx_portal_run(portal, FETCH_ALL, true, None_Receiver, None_Receiver, &qc);
+	PortalDrop(portal, false);
+}
+
+/*
+ * Run sql in a transaction of its own: a CALL (top_level) as a client's
+ * statement, anything else through SPI, as owner in a security-restricted
+ * operation when owner is valid.  Returns false on error (logged, the
+ * transaction rolled back).
+ */
+static bool
+run_own_transaction(const char *sql, bool top_level, Oid as_owner, const char *what)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	bool		ok = true;
+
+	Assert(!top_level || !OidIsValid(as_owner));
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	PG_TRY();
+	{
+		Oid			save_userid;
+		int			save_sec_context;
+		int			nest = -1;
+
+		pgstat_report_activity(STATE_RUNNING, sql);
+		if (top_level)
+			run_in_portal(sql, cxt);
+		else
+		{
+			PushActiveSnapshot(GetTransactionSnapshot());
+			GetUserIdAndSecContext(&save_userid, &save_sec_context);
+			if (OidIsValid(as_owner))
+			{
+				SetUserIdAndSecContext(as_owner, save_sec_context | SECURITY_LOCAL_USERID_CHANGE |
+									   SECURITY_RESTRICTED_OPERATION);
+				nest = NewGUCNestLevel();
+				(void) set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET,
+										 PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+			}
+			SPI_connect();
+			if (SPI_execute(sql, false, 0) < 0)
+				elog(ERROR, "could not run %s", sql);
+			SPI_finish();
+			if (nest >= 0)
+				AtEOXact_GUC(true, nest);
+			if (OidIsValid(as_owner))
+				SetUserIdAndSecContext(save_userid, save_sec_context);
+			PopActiveSnapshot();
+		}
+		CommitTransactionCommand();
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(cxt);
+		edata = CopyErrorData();
+		FlushErrorState();
+		AbortCurrentTransaction();
+		ereport(LOG,
+				(errmsg("compressx automatic dictionaries: could not %s after a restore", what),
+				 errdetail("%s", edata->message)));
+		FreeErrorData(edata);
+		ok = false;
+	}
+	PG_END_TRY();
+	pgstat_report_activity(STATE_IDLE, NULL);
+	MemoryContextSwitchTo(cxt);
+	return ok;
+}
+
+/*
+ * Work on the restored columns cols (all of one table): see the header.
+ * Returns seconds until one waiting with pages is due, or -1.
+ */
+static double
+one_table(List *cols, MemoryContext cxt)
+{
+	RestoredColumn *first = linitial(cols);
+	Oid			relid = first->relid;
+	HeapTuple	tup;
+	Oid			owner;
+	char	   *relname;
+	StringInfoData reencode;
+	double		wait = -1;
+	bool		has_pages;
+	ListCell   *lc;
+
+	/* the table: its owner, name and whether it has pages */
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	if (!HeapTupleIsValid(tup))
+	{
+		CommitTransactionCommand();
+		MemoryContextSwitchTo(cxt);
+		return -1;
+	}
+	owner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
+	ReleaseSysCache(tup);
+	relname = MemoryContextStrdup(cxt, get_rel_name(relid));
+	{
+		/* a table someone holds ACCESS EXCLUSIVE on is for a later pass */
+		Relation	rel = NULL;
+
+		if (ConditionalLockRelationOid(relid, AccessShareLock))
+			rel = try_relation_open(relid, NoLock);
+		if (rel == NULL)
+		{
+			CommitTransactionCommand();
+			MemoryContextSwitchTo(cxt);
+			return cx_auto_naptime;
+		}
+		has_pages = RELKIND_HAS_STORAGE(rel->rd_rel->relkind) &&
+			RelationGetNumberOfBlocks(rel) > 0;
+		relation_close(rel, AccessShareLock);
+	}
+	CommitTransactionCommand();
+	MemoryContextSwitchTo(cxt);
+
+	initStringInfo(&reencode);
+	foreach(lc, cols)
+	{
+		RestoredColumn *c = lfirst(lc);
+		const char *col = quote_literal_cstr(c->attname);
+
+		if (c->dict_id == 0)
+		{
+			if (!has_pages)
+				continue;
+			if (c->age_s < cx_auto_naptime)
+			{
+				double		left = cx_auto_naptime - c->age_s;
+
+				wait = wait < 0 ? left : Min(wait, left);
+				continue;
+			}
+			if (c->auto_dict)
+			{
+				/* the automatic checks train one (after the restore) */
+				run_own_transaction(psprintf("UPDATE compressx.column_settings "
+											 "SET restored_dict = NULL, restored_at = NULL "
+											 "WHERE relid = %u AND attname = %s",
+											 relid, col),
+									false, InvalidOid, "hand a column to the automatic checks");
+				continue;
+			}
+			ereport(LOG,
+					(errmsg("compressx: the dump restored into table \"%s\" carried no dictionary for column \"%s\"; training one on the restored rows",
+							relname, c->attname)));
+			if (!run_own_transaction(psprintf("SELECT compressx.train_dictionary(%u::pg_catalog.oid::pg_catalog.regclass, %s)",
+											  relid, col),
+									 false, owner, "train a dictionary"))
+			{
+				run_own_transaction(psprintf("UPDATE compressx.column_settings SET restored_at = NULL "
+											 "WHERE relid = %u AND attname = %s",
+											 relid, col),
+									false, InvalidOid, "give up on a column");
+				continue;
+			}
+		}
+		appendStringInfo(&reencode, "%s%s", reencode.len ? ", " : "", col);
+	}
+	if (reencode.len > 0)
+	{
+		bool		ok;
+
+		ok = run_own_transaction(psprintf("CALL compressx.recompress_online(%u::pg_catalog.oid::pg_catalog.regclass, "
+										  "columns => ARRAY[%s]::pg_catalog.name[])",
+										  relid, reencode.data),
+								 true, InvalidOid, "re-encode restored values");
+		/*
+		 * Done (or given up, logged): the dictionary the label named is
+		 * the column's for good; a trained one keeps waiting for it.
+		 */
+		run_own_transaction(psprintf("UPDATE compressx.column_settings s SET restored_at = NULL, "
+									 "restored_dict = CASE WHEN d.dict_key = s.restored_dict "
+									 "THEN NULL ELSE s.restored_dict END "
+									 "FROM compressx.dictionaries d "
+									 "WHERE d.dict_id = s.dict_id AND s.relid = %u AND s.attname IN (%s)%s",
+									 relid, reencode.data,
+									 ok ? " AND s.restored_at <= pg_catalog.now()" : ""),
+							false, InvalidOid, "finish a restored column");
+	}
+	pfree(reencode.data);
+	return wait;
+}
+
+bool
+cx_restored_pass(MemoryContext cxt, double *next_s)
+{
+	List	   *cols = restored_columns(cxt);
+	List	   *table = NIL;
+	double		wait = -1;
+
+	for (int i = 0; i <= list_length(cols); i++)
+	{
+		RestoredColumn *c = i < list_length(cols) ? list_nth(cols, i) : NULL;
+
+		if (table != NIL && (c == NULL || ((RestoredColumn *) linitial(table))->relid != c->relid))
+		{
+			double		w = one_table(table, cxt);
+
+			if (w >= 0)
+				wait = wait < 0 ? w : Min(wait, w);
+			table = NIL;
+			CHECK_FOR_INTERRUPTS();
+			cx_autodict_leave_if_wanted();
+		}
+		if (c != NULL)
+			table = lappend(table, c);
+	}
+	*next_s = wait;
+	return wait >= 0;
+}
