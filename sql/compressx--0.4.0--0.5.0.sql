@@ -442,8 +442,8 @@ CREATE EVENT TRIGGER compressx_security_label ON ddl_command_start
     WHEN TAG IN ('SECURITY LABEL')
     EXECUTE FUNCTION compressx.on_security_label();
 
--- the settings made before this release get their labels
-UPDATE compressx.column_settings SET attnum = attnum;
+-- (the settings made before this release get their labels at the end of
+-- this script, once the labels' dictionary keys exist)
 
 -- Issue 33 A1: no dictionary byte in public view.  A label (pg_seclabel,
 -- readable by every role) names a column's dictionary by a random key
@@ -523,5 +523,5 @@ CREATE TRIGGER dictionary_dump_restored
 AFTER INSERT ON compressx.dictionary_dump
 FOR EACH ROW EXECUTE FUNCTION compressx.dictionary_dump_sync();
 
--- the labels of 0.5.0's first form carried the bytes: written anew
+-- the settings made before this release get their labels
 UPDATE compressx.column_settings SET attnum = attnum;

@@ -412,7 +412,9 @@ label_hook(const ObjectAddress *object, const char *seclabel)
 					 errmsg("compressx security labels need the extension compressx 0.5.0 or later in this database"),
 					 errhint("CREATE EXTENSION compressx, or ALTER EXTENSION compressx UPDATE.")));
 		cx_check_settings_target(relid);
-		(void) cx_check_settings_column(relid, c.column);
+		/* NULL removes a label whatever the column's type */
+		if (seclabel != NULL || column_is_varlena(relid, attnum))
+			(void) cx_check_settings_column(relid, c.column);
 		if (seclabel != NULL)
 			cx_codec_check_storable(l.codec);
 		applying = true;
