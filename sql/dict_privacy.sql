@@ -20,7 +20,7 @@ SELECT compressx.train_dictionary('secrets', 'doc', 4096) > 0 AS trained;
 CREATE TABLE secrets_auto (id integer, doc text) USING compressx;
 SELECT compressx.set_column_codec('secrets_auto', 'doc', 'zstd', dictionary => 'auto');
 INSERT INTO secrets_auto SELECT * FROM secrets;
-SELECT dictionary FROM compressx.auto_dictionary_run('secrets_auto');
+SELECT dictionary IS NOT NULL AS trained FROM compressx.auto_dictionary_run('secrets_auto');
 RESET ROLE;
 -- the dictionaries do hold the secret (what the review recovered)
 SELECT bool_and(position('AKIA-SUPERSECRET-7f3a9c'::bytea IN dict) > 0) AS dictionaries_hold_it,

@@ -33,10 +33,17 @@
  *
  * Who can make it wait or fail.  recompress_online takes every lock
  * without queueing and gives way to clients (max_lock_wait 1 s); it runs the
- * owner's code as the owner.  The call itself runs as the worker's
- * session user, which may rewrite any table; the rows it touches are the
- * restored table's.  An error is logged, and the column is left to the
- * user (restored_at cleared, restored_dict kept for the record).
+ * owner's code as the owner.  Here its waits (retrying a lock or a row
+ * another session holds, waiting for old snapshots) may last one
+ * compressx.auto_dictionary_naptime in all (cx_online_wait_budget_ms), so
+ * no session, the table's owner included, can keep the worker, which serves
+ * every table of the database, waiting longer; a table another session
+ * holds ACCESS EXCLUSIVE on when the pass looks at it is not waited for
+ * (its next write starts a worker again).  The call runs as the worker's session user, which
+ * may rewrite any table; the rows it touches are the restored table's.  An
+ * error is logged, and the column is left to the user (restored_at
+ * cleared, restored_dict kept: a dictionary still to come is attached),
+ * who can run recompress_online.
  *
  *-------------------------------------------------------------------------
  */
@@ -66,6 +73,7 @@
 #include "catalog/relation.h"
 #include "catalog/settings.h"
 #include "dictionaries/restored.h"
+#include "online/run.h"
 
 /* One column of a restored label that still has work. */
 typedef struct RestoredColumn
@@ -174,7 +182,12 @@ run_own_transaction(const char *sql, bool top_level, Oid as_owner, const char *w
 
 		pgstat_report_activity(STATE_RUNNING, sql);
 		if (top_level)
+		{
+			/* no session keeps the worker waiting longer than a naptime */
+			cx_online_wait_budget_ms = (int64) cx_auto_naptime * 1000;
 			run_in_portal(sql, cxt);
+			cx_online_wait_budget_ms = -1;
+		}
 		else
 		{
 			PushActiveSnapshot(GetTransactionSnapshot());
@@ -211,6 +224,7 @@ run_own_transaction(const char *sql, bool top_level, Oid as_owner, const char *w
 				(errmsg("compressx automatic dictionaries: could not %s after a restore", what),
 				 errdetail("%s", edata->message)));
 		FreeErrorData(edata);
+		cx_online_wait_budget_ms = -1;
 		ok = false;
 	}
 	PG_END_TRY();
@@ -257,9 +271,10 @@ one_table(List *cols, MemoryContext cxt)
 			rel = try_relation_open(relid, NoLock);
 		if (rel == NULL)
 		{
+			/* not waited for: the table's next write starts a worker again */
 			CommitTransactionCommand();
 			MemoryContextSwitchTo(cxt);
-			return cx_auto_naptime;
+			return -1;
 		}
 		has_pages = RELKIND_HAS_STORAGE(rel->rd_rel->relkind) &&
 			RelationGetNumberOfBlocks(rel) > 0;

@@ -213,7 +213,13 @@ cx_online_wait_for_old_snapshots(OnlineRun *run)
 	vxids = GetCurrentVirtualXIDs(ReadNextTransactionId(), true, false,
 								  PROC_IS_AUTOVACUUM | PROC_IN_VACUUM, &n);
 	for (int i = 0; i < n; i++)
-		(void) VirtualXactLock(vxids[i], true);
+	{
+		if (cx_online_wait_budget_ms < 0)
+			(void) VirtualXactLock(vxids[i], true);
+		else
+			while (!VirtualXactLock(vxids[i], false))
+				cx_online_nap(100);	/* counts against the budget */
+	}
 	pfree(vxids);
 
 	/*

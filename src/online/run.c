@@ -65,9 +65,20 @@ cx_online_progress_restart(OnlineRun *run)
 }
 
 /* Sleep ms, waking for interrupts. */
+int64		cx_online_wait_budget_ms = -1;
+
 void
 cx_online_nap(int64 ms)
 {
+	if (cx_online_wait_budget_ms >= 0)
+	{
+		if (cx_online_wait_budget_ms < ms)
+			ereport(ERROR,
+					(errcode(ERRCODE_LOCK_NOT_AVAILABLE),
+					 errmsg("recompress_online gave up waiting for other sessions"),
+					 errdetail("Its caller allows it to wait only so long for locks, rows and snapshots other sessions hold.")));
+		cx_online_wait_budget_ms -= ms;
+	}
 	(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
 					 (long) ms, PG_WAIT_EXTENSION);
 	ResetLatch(MyLatch);

@@ -158,6 +158,16 @@ extern void cx_online_progress(OnlineRun *run, int idx, int64 val);
 extern void cx_online_report(OnlineRun *run, int phase);
 extern void cx_online_progress_restart(OnlineRun *run);
 extern void cx_online_nap(int64 ms);
+
+/*
+ * How long, in total, the waits of the current run may still last (-1:
+ * unbounded, the default): every nap of a retry and every wait for an old
+ * snapshot counts, and a wait beyond it is an error (55P03).  Set by the
+ * automatic-dictionary worker around the runs it starts
+ * (dictionaries/restored.c), so that no session holding a lock, a row or
+ * a snapshot can keep it waiting.
+ */
+extern int64 cx_online_wait_budget_ms;
 extern void cx_online_lock_table(OnlineRun *run, LOCKMODE mode);
 extern void cx_online_as_owner(OnlineRun *run, Relation rel);
 extern void cx_online_commit(OnlineRun *run);
