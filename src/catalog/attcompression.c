@@ -30,6 +30,17 @@
  *	 (settings.c, follow_setting).  A heap table's attcompression is heap's
  *	 own; its settings are pending.  Moving back to heap keeps the mirror: a
  *	 method heap stores, or blank (default_toast_compression).
+ * - Codec none also sets the column's storage (attstorage) to EXTERNAL,
+ *	 core's name for "never compressed, out of line when the row needs it",
+ *	 and \d+ shows it so.  Nothing else keeps a value whole: heap's
+ *	 toaster compresses every EXTENDED or MAIN value of a row over the toast
+ *	 target (with default_toast_compression when attcompression is blank),
+ *	 and an out-of-line value compressx saved itself is fetched back and
+ *	 toasted again on insert (toast_tuple_init); a value in compressx's
+ *	 own format would be one core cannot read.  Leaving none gives the
+ *	 column its type's storage again when it is EXTERNAL (a MAIN chosen
+ *	 before none is not remembered); a storage chosen while the column is
+ *	 not none (SET STORAGE) is the user's, and stays.
  *
  * Locks: the mirror is written under SHARE UPDATE EXCLUSIVE (what
  * set_column_codec holds), not the ACCESS EXCLUSIVE of ALTER COLUMN .. SET
@@ -123,6 +134,9 @@ cx_attcompression_moved_in(Oid relid)
 			}
 		}
 		if (cx_set_attcompression(relid, att->attnum, target))
+			changed = true;
+		if (s->explicit_setting && s->codec->id == CX_CODEC_NONE &&
+			cx_set_attstorage_for_none(relid, att->attnum, true))
 			changed = true;
 	}
 	if (n > 0)

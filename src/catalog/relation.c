@@ -264,3 +264,46 @@ cx_set_attcompression(Oid relid, AttrNumber attnum, char method)
 	table_close(attrel, RowExclusiveLock);
 	return changed;
 }
+
+/*
+ * pg_attribute.attstorage of column attnum of relid as codec none wants it
+ * (catalog/attcompression.c): to_none, a column set to none: EXTENDED or
+ * MAIN becomes EXTERNAL, core's storage for values kept whole (heap's
+ * toaster compresses EXTENDED and MAIN values of a row over the toast
+ * target, whatever compressx stored); otherwise (a column leaving none),
+ * EXTERNAL becomes its type's storage again.  Other storages stay (PLAIN,
+ * or what the user chose).  Same catalog update and lock rule as
+ * cx_set_attcompression; returns whether it changed.
+ */
+bool
+cx_set_attstorage_for_none(Oid relid, AttrNumber attnum, bool to_none)
+{
+	Relation	attrel;
+	HeapTuple	tup;
+	Form_pg_attribute att;
+	bool		changed = false;
+
+	attrel = table_open(AttributeRelationId, RowExclusiveLock);
+	tup = SearchSysCacheCopyAttNum(relid, attnum);
+	if (HeapTupleIsValid(tup))
+	{
+		char		target;
+
+		att = (Form_pg_attribute) GETSTRUCT(tup);
+		target = att->attstorage;
+		if (to_none && (att->attstorage == TYPSTORAGE_EXTENDED ||
+						att->attstorage == TYPSTORAGE_MAIN))
+			target = TYPSTORAGE_EXTERNAL;
+		else if (!to_none && att->attstorage == TYPSTORAGE_EXTERNAL)
+			target = get_typstorage(att->atttypid);
+		if (!att->attisdropped && att->attlen == -1 && att->attstorage != target)
+		{
+			att->attstorage = target;
+			CatalogTupleUpdate(attrel, &tup->t_self, tup);
+			changed = true;
+		}
+		heap_freetuple(tup);
+	}
+	table_close(attrel, RowExclusiveLock);
+	return changed;
+}

@@ -89,4 +89,11 @@ extern void cx_owner_scope_leave(CxOwnerScope *scope);
 extern char cx_core_method_of_codec(int codec_id);
 extern bool cx_set_attcompression(Oid relid, AttrNumber attnum, char method);
 
+/*
+ * pg_attribute.attstorage of a column set to codec none (to_none: EXTENDED
+ * or MAIN become EXTERNAL) or leaving it (EXTERNAL becomes the type's
+ * storage); returns whether it changed.
+ */
+extern bool cx_set_attstorage_for_none(Oid relid, AttrNumber attnum, bool to_none);
+
 #endif							/* COMPRESSX_RELATION_H */

@@ -1160,22 +1160,28 @@ compressx_column_codec_settings(PG_FUNCTION_ARGS)
 
 /*
  * After a change of the settings row of column attnum of relid (codec: its
- * codec now, NULL when the row was deleted): a compressx table's
- * attcompression shows the codec where core has a name for it (pglz, lz4),
- * and nothing otherwise (zstd, none, no row: compressx.default_codec).
+ * codec now, NULL when the row was deleted; was_none: its codec was none):
+ * a compressx table's attcompression shows the codec where core has a name
+ * for it (pglz, lz4), and nothing otherwise (zstd, none, no row:
+ * compressx.default_codec); a column set to none gets storage EXTERNAL,
+ * and one leaving none its type's storage (cx_set_attstorage_for_none,
+ * attcompression.c says why).
  * Writers of settings hold SHARE UPDATE EXCLUSIVE on relid (the lock of
  * set_column_codec) or stronger; a restore's COPY holds none, and then it is
- * taken here, only when attcompression must change (in a consistent dump it
- * need not: attcompression is dumped too).  Not in binary upgrade, where
- * pg_attribute comes from the old cluster as it was.
+ * taken here, only when pg_attribute must change (in a consistent dump it
+ * need not: attcompression and attstorage are dumped too).  Not in binary
+ * upgrade, where pg_attribute comes from the old cluster as it was.
  */
 static void
-follow_setting(Oid relid, AttrNumber attnum, const char *codec)
+follow_setting(Oid relid, AttrNumber attnum, const char *codec, bool was_none)
 {
 	HeapTuple	tup;
 	Oid			amoid;
 	char		method;
 	bool		is_cx;
+	bool		to_none = codec != NULL && strcmp(codec, "none") == 0;
+	Form_pg_attribute att;
+	bool		storage_changes;
 
 	if (IsBinaryUpgrade || attnum <= 0)
 		return;
@@ -1195,7 +1201,11 @@ follow_setting(Oid relid, AttrNumber attnum, const char *codec)
 	tup = SearchSysCacheAttNum(relid, attnum);
 	if (!HeapTupleIsValid(tup))
 		return;
-	if (((Form_pg_attribute) GETSTRUCT(tup))->attcompression == method)
+	att = (Form_pg_attribute) GETSTRUCT(tup);
+	storage_changes = to_none ?
+		(att->attstorage == TYPSTORAGE_EXTENDED || att->attstorage == TYPSTORAGE_MAIN) :
+		(was_none && att->attstorage == TYPSTORAGE_EXTERNAL);
+	if (att->attcompression == method && !storage_changes)
 	{
 		ReleaseSysCache(tup);
 		return;
@@ -1203,7 +1213,11 @@ follow_setting(Oid relid, AttrNumber attnum, const char *codec)
 	ReleaseSysCache(tup);
 	if (!cx_relation_oid_locked_by_me(relid, ShareUpdateExclusiveLock, true))
 		LockRelationOid(relid, ShareUpdateExclusiveLock);
-	(void) cx_set_attcompression(relid, attnum, method);
+	/* the second update of the row must find the first one's version */
+	if (cx_set_attcompression(relid, attnum, method) && storage_changes)
+		CommandCounterIncrement();
+	if (storage_changes)
+		(void) cx_set_attstorage_for_none(relid, attnum, to_none);
 }
 
 /*
@@ -1236,7 +1250,7 @@ compressx_settings_changed(PG_FUNCTION_ARGS)
 		char	   *now_codec = codec_isnull ? NULL : TextDatumGetCString(codec);
 		char	   *was_codec = NULL;
 
-		if (was && now)
+		if (was)
 		{
 			codec = heap_getattr(was, Anum_cs_codec, desc, &codec_isnull);
 			was_codec = codec_isnull ? NULL : TextDatumGetCString(codec);
@@ -1244,7 +1258,8 @@ compressx_settings_changed(PG_FUNCTION_ARGS)
 		/* a new codec, a new row or a deleted one (not a rename) */
 		if (!isnull && !(was && now && was_codec && now_codec &&
 						 strcmp(was_codec, now_codec) == 0))
-			follow_setting(DatumGetObjectId(relid), DatumGetInt16(attnum), now_codec);
+			follow_setting(DatumGetObjectId(relid), DatumGetInt16(attnum), now_codec,
+						   was_codec != NULL && strcmp(was_codec, "none") == 0);
 	}
 	for (int i = 0; i < 2; i++)
 	{

@@ -33,7 +33,7 @@
 
 #include <lz4.h>
 #include <lz4hc.h>
-#define ZSTD_STATIC_LINKING_ONLY	/* for ZSTD_decompressBound */
+#define ZSTD_STATIC_LINKING_ONLY	/* ZSTD_decompressBound, ZSTD_c_forceAttachDict */
 #include <zdict.h>
 #include <zstd.h>
 
@@ -273,12 +273,15 @@ zstd_ensure_contexts(void)
 	}
 }
 
-/* zstd's parameters for level on srclen bytes, narrowed to the memory limit */
+/*
+ * zstd's parameters for level on srclen bytes, narrowed so that a
+ * streaming context for them takes at most limit bytes (or to zstd's
+ * smallest window).
+ */
 static ZSTD_compressionParameters
-zstd_params(int level, int32 srclen)
+zstd_params(int level, int32 srclen, size_t limit)
 {
 	ZSTD_compressionParameters cp = ZSTD_getCParams(level, (unsigned long long) srclen, 0);
-	size_t		limit = (size_t) cx_max_codec_memory_mb * 1024 * 1024;
 
 	while (ZSTD_estimateCStreamSize_usingCParams(cp) > limit &&
 		   cp.windowLog > ZSTD_WINDOWLOG_MIN)
@@ -289,6 +292,17 @@ zstd_params(int level, int32 srclen)
 		cp = ZSTD_adjustCParams(cp, (unsigned long long) srclen, 0);
 	}
 	return cp;
+}
+
+/* Set a parameter that bounds memory: it must take */
+static void
+zstd_set(ZSTD_CCtx *cctx, ZSTD_cParameter param, int value)
+{
+	size_t		rc = ZSTD_CCtx_setParameter(cctx, param, value);
+
+	if (ZSTD_isError(rc))
+		elog(ERROR, "could not set zstd compression parameter %d to %d: %s",
+			 (int) param, value, ZSTD_getErrorName(rc));
 }
 
 /* zstd's allocator for a context of its own: memory in a MemoryContext */
@@ -312,19 +326,47 @@ zstd_pfree(void *opaque, void *address)
  * memory context deleted on return, and with it on error or cancel; the
  * cached one is reset by its next use.  The frame is what ZSTD_compress2() makes: content size (pledged
  * up front) and checksum; with a dictionary, its parameters and no id.
+ *
+ * compressx.max_codec_memory bounds the call with a dictionary too (it did
+ * not: a 96 MB value at level 22 took 846 MB with one, 316 MB without).
+ * zstd compresses with a digested dictionary (CDict) in one of two ways:
+ * for an input under six times the dictionary's size it copies the
+ * digest's tables into the context (their size is the digest's, set by
+ * the dictionary's size and the level), else it loads the dictionary's
+ * content into a context sized for the input by the level, ignoring the
+ * digest's tables.  Either way the window, chain and hash logs set on the
+ * context override the level's, so they are narrowed here as without a
+ * dictionary, to what the bound leaves beside the digest (which this call
+ * needs and holds); and when copying the digest's tables would not fit,
+ * zstd is made to load the dictionary instead (ZSTD_dictForceLoad, in
+ * libzstd since 1.3.7), which costs the time of digesting the dictionary
+ * again, once per value.
  */
 static int32
 zstd_compress_chunked(int level, const void *dict, const char *src, int32 srclen,
 					  char *dst, int32 dstcap)
 {
-	ZSTD_compressionParameters cp = zstd_params(level, srclen);
+	size_t		limit = (size_t) cx_max_codec_memory_mb * 1024 * 1024;
+	size_t		digest = dict ? ZSTD_sizeof_CDict((const ZSTD_CDict *) dict) : 0;
+	size_t		budget = limit > digest ? limit - digest : 0;
+	ZSTD_compressionParameters cp = zstd_params(level, srclen, budget);
+	size_t		need = ZSTD_estimateCStreamSize_usingCParams(cp);
+	bool		force_load = false;
 	MemoryContext cxt = NULL;
 	ZSTD_CCtx  *cctx;
 	ZSTD_inBuffer in = {src, 0, 0};
 	ZSTD_outBuffer out = {dst, (size_t) dstcap, 0};
 	size_t		rc;
 
-	if (ZSTD_estimateCStreamSize_usingCParams(cp) <= CX_ZSTD_CACHED_CCTX_MAX)
+	if (dict)
+	{
+		/* a copy of the digest's tables: at most digest bytes more */
+		if (need + digest > budget)
+			force_load = true;
+		else
+			need += digest;
+	}
+	if (need <= CX_ZSTD_CACHED_CCTX_MAX)
 	{
 		zstd_ensure_contexts();
 		cctx = zstd_cctx;
@@ -346,16 +388,17 @@ zstd_compress_chunked(int level, const void *dict, const char *src, int32 srclen
 	}
 	if (dict)
 	{
+		/* the digest's level applies; the logs below override it */
 		ZSTD_CCtx_setParameter(cctx, ZSTD_c_dictIDFlag, 0);
 		ZSTD_CCtx_refCDict(cctx, (const ZSTD_CDict *) dict);
+		if (force_load)
+			zstd_set(cctx, ZSTD_c_forceAttachDict, ZSTD_dictForceLoad);
 	}
 	else
-	{
-		ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level);
-		ZSTD_CCtx_setParameter(cctx, ZSTD_c_windowLog, (int) cp.windowLog);
-		ZSTD_CCtx_setParameter(cctx, ZSTD_c_chainLog, (int) cp.chainLog);
-		ZSTD_CCtx_setParameter(cctx, ZSTD_c_hashLog, (int) cp.hashLog);
-	}
+		zstd_set(cctx, ZSTD_c_compressionLevel, level);
+	zstd_set(cctx, ZSTD_c_windowLog, (int) cp.windowLog);
+	zstd_set(cctx, ZSTD_c_chainLog, (int) cp.chainLog);
+	zstd_set(cctx, ZSTD_c_hashLog, (int) cp.hashLog);
 	ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
 	ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 1);
 	ZSTD_CCtx_setPledgedSrcSize(cctx, (unsigned long long) srclen);
