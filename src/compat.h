@@ -253,4 +253,11 @@ cx_make_change_tuple(HeapTuple tup)
 	PortalRun(portal, count, top, true, dest, altdest, qc)
 #endif
 
+/* 16 gave stringToQualifiedNameList a soft-error context (NULL: throw) */
+#if PG_VERSION_NUM >= 160000
+#define cx_qualified_name_list(s) stringToQualifiedNameList(s, NULL)
+#else
+#define cx_qualified_name_list(s) stringToQualifiedNameList(s)
+#endif
+
 #endif							/* COMPRESSX_COMPAT_H */

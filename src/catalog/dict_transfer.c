@@ -53,6 +53,7 @@
 #include "utils/uuid.h"
 #include "utils/varlena.h"
 
+#include "compat.h"
 #include "catalog/dict_auto.h"
 #include "catalog/dict_transfer.h"
 #include "catalog/relation.h"
@@ -74,7 +75,7 @@ compressx_table_ref_in(PG_FUNCTION_ARGS)
 
 	if (strcmp(s, "-") == 0 || strspn(s, "0123456789") == strlen(s))
 		PG_RETURN_OID(InvalidOid);
-	names = stringToQualifiedNameList(s);
+	names = cx_qualified_name_list(s);
 	PG_RETURN_OID(RangeVarGetRelid(makeRangeVarFromNameList(names), NoLock, true));
 }
 
