@@ -40,7 +40,13 @@
  * every table of the database, waiting longer; a table another session
  * holds ACCESS EXCLUSIVE on when the pass looks at it is not waited for
  * (its next write starts a worker again).  The call runs as the worker's session user, which
- * may rewrite any table; the rows it touches are the restored table's.  An
+ * may rewrite any table; the rows it touches are the restored table's.
+ * Being a superuser, the worker's session has search_path pinned to
+ * pg_catalog, pg_temp for its whole life (worker.c; a GUC nest level would
+ * not outlive the procedure's commits), and the statements here qualify
+ * their operators: an operator "=" (regclass, integer) a role planted in
+ * public matched "relid = <oid>" exactly and ran as the superuser
+ * (test/t/064_restore_worker_hostile.pl).  An
  * error is logged, and the column is left to the user (restored_at
  * cleared, restored_dict kept: a dictionary still to come is attached),
  * who can run recompress_online.
@@ -102,7 +108,7 @@ restored_columns(MemoryContext cxt)
 		SPI_connect();
 		if (SPI_execute("SELECT s.relid::pg_catalog.oid, s.attname::pg_catalog.text, "
 						"       coalesce(s.dict_id, 0), coalesce(s.auto_dictionary, false), "
-						"       extract(epoch FROM pg_catalog.now() - s.restored_at)::pg_catalog.float8 "
+						"       extract(epoch FROM pg_catalog.now() OPERATOR(pg_catalog.-) s.restored_at)::pg_catalog.float8 "
 						"FROM compressx.column_settings s "
 						"WHERE s.restored_at IS NOT NULL ORDER BY s.relid, s.attnum",
 						true, 0) != SPI_OK_SELECT)
@@ -305,7 +311,8 @@ one_table(List *cols, MemoryContext cxt)
 				/* the automatic checks train one (after the restore) */
 				run_own_transaction(psprintf("UPDATE compressx.column_settings "
 											 "SET restored_dict = NULL, restored_at = NULL "
-											 "WHERE relid = %u AND attname = %s",
+											 "WHERE relid OPERATOR(pg_catalog.=) %u::pg_catalog.oid::pg_catalog.regclass "
+											 "AND attname OPERATOR(pg_catalog.=) %s::pg_catalog.name",
 											 relid, col),
 									false, InvalidOid, "hand a column to the automatic checks");
 				continue;
@@ -318,7 +325,8 @@ one_table(List *cols, MemoryContext cxt)
 									 false, owner, "train a dictionary"))
 			{
 				run_own_transaction(psprintf("UPDATE compressx.column_settings SET restored_at = NULL "
-											 "WHERE relid = %u AND attname = %s",
+											 "WHERE relid OPERATOR(pg_catalog.=) %u::pg_catalog.oid::pg_catalog.regclass "
+											 "AND attname OPERATOR(pg_catalog.=) %s::pg_catalog.name",
 											 relid, col),
 									false, InvalidOid, "give up on a column");
 				continue;
@@ -339,12 +347,14 @@ one_table(List *cols, MemoryContext cxt)
 		 * the column's for good; a trained one keeps waiting for it.
 		 */
 		run_own_transaction(psprintf("UPDATE compressx.column_settings s SET restored_at = NULL, "
-									 "restored_dict = CASE WHEN d.dict_key = s.restored_dict "
+									 "restored_dict = CASE WHEN d.dict_key OPERATOR(pg_catalog.=) s.restored_dict "
 									 "THEN NULL ELSE s.restored_dict END "
 									 "FROM compressx.dictionaries d "
-									 "WHERE d.dict_id = s.dict_id AND s.relid = %u AND s.attname IN (%s)%s",
+									 "WHERE d.dict_id OPERATOR(pg_catalog.=) s.dict_id "
+									 "AND s.relid OPERATOR(pg_catalog.=) %u::pg_catalog.oid::pg_catalog.regclass "
+									 "AND s.attname OPERATOR(pg_catalog.=) ANY (ARRAY[%s]::pg_catalog.name[])%s",
 									 relid, reencode.data,
-									 ok ? " AND s.restored_at <= pg_catalog.now()" : ""),
+									 ok ? " AND s.restored_at OPERATOR(pg_catalog.<=) pg_catalog.now()" : ""),
 							false, InvalidOid, "finish a restored column");
 	}
 	pfree(reencode.data);
