@@ -39,7 +39,10 @@
  * no session, the table's owner included, can keep the worker, which serves
  * every table of the database, waiting longer; a table another session
  * holds ACCESS EXCLUSIVE on when the pass looks at it is not waited for
- * (its next write starts a worker again).  The call runs as the worker's session user, which
+ * (its next write starts a worker again).  And once one owner's tables
+ * took a naptime of a pass, that owner's other tables wait for the next
+ * pass (OwnerSpent): a role holding rows of many tables cannot keep the
+ * worker from other roles' tables.  The call runs as the worker's session user, which
  * may rewrite any table; the rows it touches are the restored table's.
  * Being a superuser, the worker's session has search_path pinned to
  * pg_catalog, pg_temp for its whole life (worker.c; a GUC nest level would
@@ -73,6 +76,7 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
+#include "utils/timestamp.h"
 #include "utils/syscache.h"
 
 #include "catalog/dict_auto.h"
@@ -240,6 +244,43 @@ run_own_transaction(const char *sql, bool top_level, Oid as_owner, const char *w
 }
 
 /*
+ * The time the current pass spent on each owner's tables (OwnerSpent, in
+ * the pass's context).  Once an owner's tables took a naptime, that owner's
+ * other tables are left for the next pass: the per-call wait budget alone
+ * let one role with N tables whose rows it held keep the worker N naptimes
+ * (more: the budget counts naps, not the waits between them) ahead of every
+ * other role's restored tables (test/t/064_restore_worker_hostile.pl).
+ */
+typedef struct OwnerSpent
+{
+	Oid			owner;
+	int64		spent_ms;
+} OwnerSpent;
+
+static List *owners_spent = NIL;
+
+static OwnerSpent *
+owner_spent(Oid owner, MemoryContext cxt)
+{
+	ListCell   *lc;
+	OwnerSpent *o;
+	MemoryContext old;
+
+	foreach(lc, owners_spent)
+	{
+		o = lfirst(lc);
+		if (o->owner == owner)
+			return o;
+	}
+	old = MemoryContextSwitchTo(cxt);	/* not the transaction's */
+	o = palloc0(sizeof(OwnerSpent));
+	o->owner = owner;
+	owners_spent = lappend(owners_spent, o);
+	MemoryContextSwitchTo(old);
+	return o;
+}
+
+/*
  * Work on the restored columns cols (all of one table): see the header.
  * Returns seconds until one waiting with pages is due, or -1.
  */
@@ -255,6 +296,8 @@ one_table(List *cols, MemoryContext cxt)
 	double		wait = -1;
 	bool		has_pages;
 	ListCell   *lc;
+	OwnerSpent *spent;
+	TimestampTz started;
 
 	/* the table: its owner, name and whether it has pages */
 	SetCurrentStatementStartTimestamp();
@@ -268,6 +311,15 @@ one_table(List *cols, MemoryContext cxt)
 	}
 	owner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
 	ReleaseSysCache(tup);
+	spent = owner_spent(owner, cxt);
+	if (spent->spent_ms >= (int64) cx_auto_naptime * 1000)
+	{
+		/* this owner had its share of the pass: the next pass */
+		CommitTransactionCommand();
+		MemoryContextSwitchTo(cxt);
+		return cx_auto_naptime;
+	}
+	started = GetCurrentTimestamp();
 	relname = MemoryContextStrdup(cxt, get_rel_name(relid));
 	{
 		/* a table someone holds ACCESS EXCLUSIVE on is for a later pass */
@@ -358,6 +410,13 @@ one_table(List *cols, MemoryContext cxt)
 							false, InvalidOid, "finish a restored column");
 	}
 	pfree(reencode.data);
+	{
+		long		secs;
+		int			usecs;
+
+		TimestampDifference(started, GetCurrentTimestamp(), &secs, &usecs);
+		spent->spent_ms += (int64) secs * 1000 + usecs / 1000;
+	}
 	return wait;
 }
 
@@ -367,6 +426,8 @@ cx_restored_pass(MemoryContext cxt, double *next_s)
 	List	   *cols = restored_columns(cxt);
 	List	   *table = NIL;
 	double		wait = -1;
+
+	owners_spent = NIL;			/* the previous pass's, in cxt, is gone */
 
 	for (int i = 0; i <= list_length(cols); i++)
 	{
