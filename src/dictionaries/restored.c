@@ -35,9 +35,11 @@
  * without queueing and gives way to clients (max_lock_wait 1 s); it runs the
  * owner's code as the owner.  Here its waits (retrying a lock or a row
  * another session holds, waiting for old snapshots) may last one
- * compressx.auto_dictionary_naptime in all (cx_online_wait_budget_ms), so
- * no session, the table's owner included, can keep the worker, which serves
- * every table of the database, waiting longer; a table another session
+ * compressx.auto_dictionary_naptime of naps in all (cx_online_wait_budget_ms;
+ * it counts the naps, not the lock attempts between them: with a 2 s
+ * naptime one call held by a row took about 6 s in 064), so no session, the
+ * table's owner included, can keep the worker, which serves every table of
+ * the database, waiting much longer on one table; a table another session
  * holds ACCESS EXCLUSIVE on when the pass looks at it is not waited for
  * (its next write starts a worker again).  And once one owner's tables
  * took a naptime of a pass, that owner's other tables wait for the next
