@@ -40,7 +40,10 @@
  *	  A dict key names a dictionary of this same table (re-applying a
  *	  label) or one a restore is to bring: the column then waits for it
  *	  (restored_dict), and meanwhile stores values with the codec and
- *	  level alone.  A key is public, so a key of another table's dictionary
+ *	  level alone; such a label applies to an empty table only (a restore
+ *	  writes it right after CREATE TABLE), else one statement by any owner
+ *	  would buy a training and a whole-table rewrite by the worker, again
+ *	  and again (check_may_wait).  A key is public, so a key of another table's dictionary
  *	  gives nothing of that dictionary (dict_transfer.c attaches a restored
  *	  dictionary to its own table's columns only).  NULL resets the column.
  *	  A label on a column whose type cannot be compressed (its type changed
@@ -69,6 +72,7 @@
 
 #include "access/genam.h"
 #include "access/htup_details.h"
+#include "access/relation.h"
 #include "access/table.h"
 #include "catalog/dependency.h"
 #include "catalog/indexing.h"
@@ -82,6 +86,7 @@
 #include "commands/seclabel.h"
 #include "commands/trigger.h"
 #include "mb/pg_wchar.h"
+#include "storage/bufmgr.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
@@ -307,6 +312,44 @@ labels_in_use(void)
 		OidIsValid(get_trigger_oid(settings, "settings_labels", true));
 }
 
+/*
+ * A label naming key, a dictionary relid does not have, makes the column
+ * wait for a restore's dictionary, and the automatic-dictionary worker
+ * train one and rewrite the table when none comes (dictionaries/
+ * restored.c).  A restore writes it right after CREATE TABLE: so on a table
+ * with pages it is refused, unless the column already waits for that key
+ * (the same label again, which changes nothing).  Otherwise any owner could
+ * buy, with one statement, a training and a rewrite of a whole table by
+ * the worker that serves every table of the database, as often as liked.
+ */
+static void
+check_may_wait(Oid relid, const char *column, AttrNumber attnum, pg_uuid_t *key)
+{
+	Oid			types[3] = {OIDOID, INT2OID, UUIDOID};
+	Datum		values[3];
+	Relation	rel;
+	BlockNumber pages;
+
+	values[0] = ObjectIdGetDatum(relid);
+	values[1] = Int16GetDatum(attnum);
+	values[2] = UUIDPGetDatum(key);
+	if (cx_settings_exec("SELECT 1 FROM compressx.column_settings "
+						 "WHERE relid = $1 AND attnum = $2 AND restored_dict = $3",
+						 3, types, values, NULL) == 1)
+		return;
+	/* core holds SHARE UPDATE EXCLUSIVE on it */
+	rel = relation_open(relid, NoLock);
+	pages = RELKIND_HAS_STORAGE(rel->rd_rel->relkind) ? RelationGetNumberOfBlocks(rel) : 0;
+	relation_close(rel, NoLock);
+	if (pages > 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("compressx security label of column \"%s\" of relation \"%s\" names a dictionary the table does not have",
+						column, get_rel_name(relid)),
+				 errdetail("Such a label comes from a dump and applies to an empty table only: the table's dictionary is restored, or trained on the rows restored after it."),
+				 errhint("compressx.train_dictionary() makes a dictionary for a table with rows.")));
+}
+
 /* Make the checked label l the settings of column attnum of relid. */
 static void
 apply_label(Oid relid, const char *column, AttrNumber attnum, const CxLabel *l)
@@ -338,6 +381,8 @@ apply_label(Oid relid, const char *column, AttrNumber attnum, const CxLabel *l)
 		dict_id = cx_settings_exec("SELECT max(dict_id) FROM compressx.dictionaries "
 								   "WHERE relid = $1 AND dict_key = $2 AND dropped IS NULL",
 								   2, dtypes, dvalues, NULL);
+		if (dict_id <= 0)
+			check_may_wait(relid, column, attnum, l->dict_key);
 	}
 	cx_store_column_setting(relid, column, attnum, l->codec, l->level_isnull, l->level,
 							l->min_size_isnull, l->min_size, false);
@@ -353,7 +398,9 @@ apply_label(Oid relid, const char *column, AttrNumber attnum, const CxLabel *l)
 	cx_settings_exec("UPDATE compressx.column_settings "
 					 "SET inline_max = $3, auto_dictionary = $4, dict_id = $5, "
 					 "    restored_dict = $6, "
-					 "    restored_at = CASE WHEN $6 IS NULL THEN NULL ELSE pg_catalog.now() END "
+					 "    restored_at = CASE WHEN $6 IS NULL THEN NULL "
+					 "                       WHEN restored_dict = $6 THEN restored_at "
+					 "                       ELSE pg_catalog.now() END "
 					 "WHERE relid = $1 AND attnum = $2",
 					 6, types, values, nulls);
 	/* the automatic dictionary's state starts afresh, as set_column_codec's */

@@ -35,12 +35,23 @@
  * without queueing and gives way to clients (max_lock_wait 1 s); it runs the
  * owner's code as the owner.  Here its waits (retrying a lock or a row
  * another session holds, waiting for old snapshots) may last one
- * compressx.auto_dictionary_naptime in all (cx_online_wait_budget_ms), so
- * no session, the table's owner included, can keep the worker, which serves
- * every table of the database, waiting longer; a table another session
+ * compressx.auto_dictionary_naptime of naps in all (cx_online_wait_budget_ms;
+ * it counts the naps, not the lock attempts between them: with a 2 s
+ * naptime one call held by a row took about 6 s in 064), so no session, the
+ * table's owner included, can keep the worker, which serves every table of
+ * the database, waiting much longer on one table; a table another session
  * holds ACCESS EXCLUSIVE on when the pass looks at it is not waited for
- * (its next write starts a worker again).  The call runs as the worker's session user, which
- * may rewrite any table; the rows it touches are the restored table's.  An
+ * (its next write starts a worker again).  And once one owner's tables
+ * took a naptime of a pass, that owner's other tables wait for the next
+ * pass (OwnerSpent): a role holding rows of many tables cannot keep the
+ * worker from other roles' tables.  The call runs as the worker's session user, which
+ * may rewrite any table; the rows it touches are the restored table's.
+ * Being a superuser, the worker's session has search_path pinned to
+ * pg_catalog, pg_temp for its whole life (worker.c; a GUC nest level would
+ * not outlive the procedure's commits), and the statements here qualify
+ * their operators: an operator "=" (regclass, integer) a role planted in
+ * public matched "relid = <oid>" exactly and ran as the superuser
+ * (test/t/064_restore_worker_hostile.pl).  An
  * error is logged, and the column is left to the user (restored_at
  * cleared, restored_dict kept: a dictionary still to come is attached),
  * who can run recompress_online.
@@ -67,6 +78,7 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
+#include "utils/timestamp.h"
 #include "utils/syscache.h"
 
 #include "catalog/dict_auto.h"
@@ -102,7 +114,7 @@ restored_columns(MemoryContext cxt)
 		SPI_connect();
 		if (SPI_execute("SELECT s.relid::pg_catalog.oid, s.attname::pg_catalog.text, "
 						"       coalesce(s.dict_id, 0), coalesce(s.auto_dictionary, false), "
-						"       extract(epoch FROM pg_catalog.now() - s.restored_at)::pg_catalog.float8 "
+						"       extract(epoch FROM pg_catalog.now() OPERATOR(pg_catalog.-) s.restored_at)::pg_catalog.float8 "
 						"FROM compressx.column_settings s "
 						"WHERE s.restored_at IS NOT NULL ORDER BY s.relid, s.attnum",
 						true, 0) != SPI_OK_SELECT)
@@ -234,6 +246,43 @@ run_own_transaction(const char *sql, bool top_level, Oid as_owner, const char *w
 }
 
 /*
+ * The time the current pass spent on each owner's tables (OwnerSpent, in
+ * the pass's context).  Once an owner's tables took a naptime, that owner's
+ * other tables are left for the next pass: the per-call wait budget alone
+ * let one role with N tables whose rows it held keep the worker N naptimes
+ * (more: the budget counts naps, not the waits between them) ahead of every
+ * other role's restored tables (test/t/064_restore_worker_hostile.pl).
+ */
+typedef struct OwnerSpent
+{
+	Oid			owner;
+	int64		spent_ms;
+} OwnerSpent;
+
+static List *owners_spent = NIL;
+
+static OwnerSpent *
+owner_spent(Oid owner, MemoryContext cxt)
+{
+	ListCell   *lc;
+	OwnerSpent *o;
+	MemoryContext old;
+
+	foreach(lc, owners_spent)
+	{
+		o = lfirst(lc);
+		if (o->owner == owner)
+			return o;
+	}
+	old = MemoryContextSwitchTo(cxt);	/* not the transaction's */
+	o = palloc0(sizeof(OwnerSpent));
+	o->owner = owner;
+	owners_spent = lappend(owners_spent, o);
+	MemoryContextSwitchTo(old);
+	return o;
+}
+
+/*
  * Work on the restored columns cols (all of one table): see the header.
  * Returns seconds until one waiting with pages is due, or -1.
  */
@@ -249,6 +298,8 @@ one_table(List *cols, MemoryContext cxt)
 	double		wait = -1;
 	bool		has_pages;
 	ListCell   *lc;
+	OwnerSpent *spent;
+	TimestampTz started;
 
 	/* the table: its owner, name and whether it has pages */
 	SetCurrentStatementStartTimestamp();
@@ -262,6 +313,15 @@ one_table(List *cols, MemoryContext cxt)
 	}
 	owner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
 	ReleaseSysCache(tup);
+	spent = owner_spent(owner, cxt);
+	if (spent->spent_ms >= (int64) cx_auto_naptime * 1000)
+	{
+		/* this owner had its share of the pass: the next pass */
+		CommitTransactionCommand();
+		MemoryContextSwitchTo(cxt);
+		return cx_auto_naptime;
+	}
+	started = GetCurrentTimestamp();
 	relname = MemoryContextStrdup(cxt, get_rel_name(relid));
 	{
 		/* a table someone holds ACCESS EXCLUSIVE on is for a later pass */
@@ -305,7 +365,8 @@ one_table(List *cols, MemoryContext cxt)
 				/* the automatic checks train one (after the restore) */
 				run_own_transaction(psprintf("UPDATE compressx.column_settings "
 											 "SET restored_dict = NULL, restored_at = NULL "
-											 "WHERE relid = %u AND attname = %s",
+											 "WHERE relid OPERATOR(pg_catalog.=) %u::pg_catalog.oid::pg_catalog.regclass "
+											 "AND attname OPERATOR(pg_catalog.=) %s::pg_catalog.name",
 											 relid, col),
 									false, InvalidOid, "hand a column to the automatic checks");
 				continue;
@@ -318,7 +379,8 @@ one_table(List *cols, MemoryContext cxt)
 									 false, owner, "train a dictionary"))
 			{
 				run_own_transaction(psprintf("UPDATE compressx.column_settings SET restored_at = NULL "
-											 "WHERE relid = %u AND attname = %s",
+											 "WHERE relid OPERATOR(pg_catalog.=) %u::pg_catalog.oid::pg_catalog.regclass "
+											 "AND attname OPERATOR(pg_catalog.=) %s::pg_catalog.name",
 											 relid, col),
 									false, InvalidOid, "give up on a column");
 				continue;
@@ -339,15 +401,24 @@ one_table(List *cols, MemoryContext cxt)
 		 * the column's for good; a trained one keeps waiting for it.
 		 */
 		run_own_transaction(psprintf("UPDATE compressx.column_settings s SET restored_at = NULL, "
-									 "restored_dict = CASE WHEN d.dict_key = s.restored_dict "
+									 "restored_dict = CASE WHEN d.dict_key OPERATOR(pg_catalog.=) s.restored_dict "
 									 "THEN NULL ELSE s.restored_dict END "
 									 "FROM compressx.dictionaries d "
-									 "WHERE d.dict_id = s.dict_id AND s.relid = %u AND s.attname IN (%s)%s",
+									 "WHERE d.dict_id OPERATOR(pg_catalog.=) s.dict_id "
+									 "AND s.relid OPERATOR(pg_catalog.=) %u::pg_catalog.oid::pg_catalog.regclass "
+									 "AND s.attname OPERATOR(pg_catalog.=) ANY (ARRAY[%s]::pg_catalog.name[])%s",
 									 relid, reencode.data,
-									 ok ? " AND s.restored_at <= pg_catalog.now()" : ""),
+									 ok ? " AND s.restored_at OPERATOR(pg_catalog.<=) pg_catalog.now()" : ""),
 							false, InvalidOid, "finish a restored column");
 	}
 	pfree(reencode.data);
+	{
+		long		secs;
+		int			usecs;
+
+		TimestampDifference(started, GetCurrentTimestamp(), &secs, &usecs);
+		spent->spent_ms += (int64) secs * 1000 + usecs / 1000;
+	}
 	return wait;
 }
 
@@ -357,6 +428,8 @@ cx_restored_pass(MemoryContext cxt, double *next_s)
 	List	   *cols = restored_columns(cxt);
 	List	   *table = NIL;
 	double		wait = -1;
+
+	owners_spent = NIL;			/* the previous pass's, in cxt, is gone */
 
 	for (int i = 0; i <= list_length(cols); i++)
 	{

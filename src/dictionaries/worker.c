@@ -374,6 +374,16 @@ compressx_auto_dictionary_main(Datum main_arg)
 	/* named in pg_stat_activity and in log lines (%a) */
 	(void) set_config_option("application_name", "compressx auto dictionary",
 							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SET, true, 0, false);
+	/*
+	 * The worker's session user is a superuser: whatever it runs outside
+	 * its owner-identity steps (the restored pass: a CALL of
+	 * recompress_online, across the procedure's commits, and its updates of
+	 * the settings) must resolve no object another role planted in public
+	 * (writable by every role in databases made before PostgreSQL 15), for
+	 * the whole session.
+	 */
+	(void) set_config_option("search_path", "pg_catalog, pg_temp",
+							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SET, true, 0, false);
 
 	cxt = AllocSetContextCreate(TopMemoryContext, "compressx auto dictionary worker",
 								ALLOCSET_DEFAULT_SIZES);
