@@ -97,6 +97,21 @@ typedef struct RestoredColumn
 	double		age_s;			/* since restored_at */
 } RestoredColumn;
 
+/* Order by table, then as listed (list_sort is not stable: by name). */
+static int
+restored_column_cmp(const ListCell *a, const ListCell *b)
+{
+	const RestoredColumn *x = lfirst(a);
+	const RestoredColumn *y = lfirst(b);
+
+	if (x->relid != y->relid)
+		return x->relid < y->relid ? -1 : 1;
+	return strcmp(x->attname, y->attname);
+}
+
+/* The most columns one pass lists (the worker's memory stays bounded). */
+#define CX_RESTORED_MAX_COLUMNS 1000
+
 /*
  * The columns with restored_at set, in relid order, allocated in cxt (a
  * transaction of its own).
@@ -116,7 +131,11 @@ restored_columns(MemoryContext cxt)
 						"       coalesce(s.dict_id, 0), coalesce(s.auto_dictionary, false), "
 						"       extract(epoch FROM pg_catalog.now() OPERATOR(pg_catalog.-) s.restored_at)::pg_catalog.float8 "
 						"FROM compressx.column_settings s "
-						"WHERE s.restored_at IS NOT NULL ORDER BY s.relid, s.attnum",
+						"JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) s.relid::pg_catalog.oid "
+						"WHERE s.restored_at IS NOT NULL "
+						/* a bounded list: work before waiting, tables with pages first */
+						"ORDER BY s.dict_id IS NULL, c.relpages OPERATOR(pg_catalog.=) 0, s.restored_at "
+						"LIMIT " CppAsString2(CX_RESTORED_MAX_COLUMNS),
 						true, 0) != SPI_OK_SELECT)
 			elog(ERROR, "could not list the restored columns");
 		for (uint64 i = 0; i < SPI_processed; i++)
@@ -140,7 +159,43 @@ restored_columns(MemoryContext cxt)
 	PopActiveSnapshot();
 	CommitTransactionCommand();
 	MemoryContextSwitchTo(cxt);
+	/* each table's columns together */
+	list_sort(out, restored_column_cmp);
 	return out;
+}
+
+/*
+ * The columns cols (a list of quoted names) of relid with their current
+ * dict_id, as a text[] literal of "name:dict_id" (allocated in cxt), or
+ * NULL when they could not be read.
+ */
+static char *
+dict_ids_now(Oid relid, const char *cols, MemoryContext cxt)
+{
+	char	   *result = NULL;
+
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	SPI_connect();
+	if (SPI_execute(psprintf("SELECT pg_catalog.array_agg(s.attname::pg_catalog.text || ':' || "
+							 "coalesce(s.dict_id, 0)::pg_catalog.text)::pg_catalog.text "
+							 "FROM compressx.column_settings s "
+							 "WHERE s.relid OPERATOR(pg_catalog.=) %u::pg_catalog.oid::pg_catalog.regclass "
+							 "AND s.attname OPERATOR(pg_catalog.=) ANY (ARRAY[%s]::pg_catalog.name[])",
+							 relid, cols),
+					true, 1) == SPI_OK_SELECT && SPI_processed == 1)
+	{
+		char	   *v = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+
+		if (v != NULL)
+			result = MemoryContextStrdup(cxt, v);
+	}
+	SPI_finish();
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+	MemoryContextSwitchTo(cxt);
+	return result;
 }
 
 /*
@@ -391,6 +446,7 @@ one_table(List *cols, MemoryContext cxt)
 	if (reencode.len > 0)
 	{
 		bool		ok;
+		char	   *seen = dict_ids_now(relid, reencode.data, cxt);
 
 		ok = run_own_transaction(psprintf("CALL compressx.recompress_online(%u::pg_catalog.oid::pg_catalog.regclass, "
 										  "columns => ARRAY[%s]::pg_catalog.name[])",
@@ -400,6 +456,11 @@ one_table(List *cols, MemoryContext cxt)
 		 * Done (or given up, logged): the dictionary the label named is
 		 * the column's for good; a trained one keeps waiting for it.
 		 */
+		/*
+		 * A column whose dictionary changed meanwhile (a restore attached
+		 * one during the CALL) keeps restored_at: the next pass re-encodes
+		 * it again.
+		 */
 		run_own_transaction(psprintf("UPDATE compressx.column_settings s SET restored_at = NULL, "
 									 "restored_dict = CASE WHEN d.dict_key OPERATOR(pg_catalog.=) s.restored_dict "
 									 "THEN NULL ELSE s.restored_dict END "
@@ -408,7 +469,9 @@ one_table(List *cols, MemoryContext cxt)
 									 "AND s.relid OPERATOR(pg_catalog.=) %u::pg_catalog.oid::pg_catalog.regclass "
 									 "AND s.attname OPERATOR(pg_catalog.=) ANY (ARRAY[%s]::pg_catalog.name[])%s",
 									 relid, reencode.data,
-									 ok ? " AND s.restored_at OPERATOR(pg_catalog.<=) pg_catalog.now()" : ""),
+									 ok && seen ? psprintf(" AND (s.attname::pg_catalog.text || ':' || s.dict_id::pg_catalog.text) "
+														   "OPERATOR(pg_catalog.=) ANY (%s::pg_catalog.text[])",
+														   quote_literal_cstr(seen)) : ""),
 							false, InvalidOid, "finish a restored column");
 	}
 	pfree(reencode.data);
