@@ -20,6 +20,9 @@
 #     DBA enables the shadow plugins and reloads; the connector restarted
 #     with its offsets must deliver every change once: nothing lost,
 #     nothing repeated, compressx's events equal to heap's.
+#  3. The same with Debezium's default errors.max.retries (-1): the
+#     connector retries by itself every 10 s, and resumes after the DBA's
+#     reload without being restarted.
 #
 # Needs java (17) and mvn; the first run downloads Debezium from Maven
 # Central into ~/.m2 (about 70 MB).  Environment: CX_PGBIN (bin directory
@@ -70,9 +73,9 @@ as_pg "$PGBIN/pg_ctl" -D "$work/data" -l "$work/server.log" -w start >/dev/null
 psql() { "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -h "$work" -p "$PORT" -U postgres -d postgres "$@"; }
 q() { psql -Atc "$1"; }
 
-engine() {  # engine SLOT NAME EXPECTED TIMEOUT SNAPSHOT_MODE: one run of the connector
+engine() {  # engine SLOT NAME EXPECTED TIMEOUT SNAPSHOT_MODE [RETRIES]: one run of the connector
     local slot=$1 name=$2
-    java -cp "$CP" -Dorg.slf4j.simpleLogger.defaultLogLevel=warn cx.DebeziumCheck "$PORT" "$slot" \
+    java -cp "$CP" -Dorg.slf4j.simpleLogger.defaultLogLevel=info -Dcx.retries="${6:-0}" cx.DebeziumCheck "$PORT" "$slot" \
         "$work/$slot.offsets" "$work/$name.events" "$3" "$4" "$5" >"$work/$name.out" 2>"$work/$name.log" || true
 }
 wait_for() {  # wait_for SQL: until it returns t (60 s)
@@ -215,6 +218,36 @@ echo "  all runs, each change once: want $want"
 echo "                               got  $got"
 [ "$got" = "$want" ] || { echo "  FAILED: a change was lost or repeated"; status=1; }
 compare h:c run1 run2 run3 || status=1
+
+# ---- 3. the same, Debezium retrying by itself ----------------------------
+q "ALTER SYSTEM RESET dynamic_library_path" >/dev/null
+q "SELECT pg_reload_conf()" >/dev/null
+engine retrying retry 1000 120 no_data default &
+pid=$!
+wait_for "SELECT EXISTS (SELECT FROM pg_replication_slots WHERE slot_name = 'retrying' AND active)"
+both h c "INSERT INTO %1\$s (id, small) VALUES (2001, 'small')" >/dev/null
+both h c "$(rows 2002 2003 retry)" >/dev/null
+for _ in $(seq 1 300); do
+    [ "$(grep -c 'Retry 2 of unlimited retries' "$work/retry.log")" -ge 1 ] && break; sleep 0.2
+done
+echo "3. the same with Debezium's default errors.max.retries (retries by itself):"
+echo "  retries on invalid compression method id 2 before the recovery: $(grep -c 'Retry [0-9]* of unlimited retries' "$work/retry.log")"
+q "ALTER SYSTEM SET dynamic_library_path = '\$libdir/compressx_decoders:\$libdir'" >/dev/null
+q "SELECT pg_reload_conf()" >/dev/null
+both h c "INSERT INTO %1\$s (id, small) VALUES (2004, 'after the recovery')" >/dev/null
+for _ in $(seq 1 300); do grep -q '^cx\.public\.c	.*"id":2004' "$work/retry.events" 2>/dev/null && break; sleep 0.2; done
+touch "$work/retry.events" "$work/retry.events.stop"
+wait "$pid"
+echo "  $(tr '\n' ' ' <"$work/retry.out")"
+want="c:2001 c:2002 c:2003 c:2004 h:2001 h:2002 h:2003 h:2004"
+got=$(python3 -c '
+import json, sys
+print(" ".join(sorted(l.split("\t")[0].split(".")[-1] + ":" + str(json.loads(l.split("\t", 1)[1])["after"]["id"])
+               for l in open(sys.argv[1], encoding="utf-8"))))' "$work/retry.events")
+echo "  delivered, each change once: want $want"
+echo "                                got  $got"
+[ "$got" = "$want" ] || { echo "  FAILED: a change was lost or repeated"; status=1; }
+compare h:c retry || status=1
 
 if [ $status -eq 0 ]; then echo "debezium: passed"; else echo "debezium: FAILED (files in $work)"; trap - EXIT; cleanup; fi
 exit $status

@@ -67,8 +67,11 @@ public final class DebeziumCheck
 		p.setProperty("converter.schemas.enable", "false");
 		p.setProperty("key.converter.schemas.enable", "false");
 		p.setProperty("value.converter.schemas.enable", "false");
-		// fail at once instead of retrying (the stuck case is looked at)
-		p.setProperty("errors.max.retries", "0");
+		// fail at once instead of retrying (the stuck case is looked at);
+		// -Dcx.retries=default leaves Debezium's own setting
+		String retries = System.getProperty("cx.retries", "0");
+		if (!retries.equals("default"))
+			p.setProperty("errors.max.retries", retries);
 
 		AtomicInteger count = new AtomicInteger();
 		CountDownLatch done = new CountDownLatch(1);
