@@ -249,5 +249,6 @@ echo "                                got  $got"
 [ "$got" = "$want" ] || { echo "  FAILED: a change was lost or repeated"; status=1; }
 compare h:c retry || status=1
 
-if [ $status -eq 0 ]; then echo "debezium: passed"; else echo "debezium: FAILED (files in $work)"; trap - EXIT; cleanup; fi
+trap - EXIT; cleanup
+if [ $status -eq 0 ]; then echo "debezium: passed"; rm -rf "$work"; else echo "debezium: FAILED (files in $work)"; fi
 exit $status
