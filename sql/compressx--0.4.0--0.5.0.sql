@@ -525,3 +525,36 @@ FOR EACH ROW EXECUTE FUNCTION compressx.dictionary_dump_sync();
 
 -- the settings made before this release get their labels
 UPDATE compressx.column_settings SET attnum = attnum;
+
+-- ---------------------------------------------------------------------------
+-- issue 33, item 15 (Debezium): check_logical() says how a stuck pgoutput or
+-- test_decoding slot resumes where it stopped (the shadow plugins), and that
+-- a slot of another plugin cannot be repaired.
+CREATE OR REPLACE FUNCTION compressx.check_logical()
+RETURNS TABLE (slot_name name, plugin name, problem text)
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    WITH path AS (
+        SELECT pg_catalog.string_to_array(pg_catalog.current_setting('dynamic_library_path'), ':') AS p
+    )
+    SELECT s.slot_name, s.plugin,
+           CASE WHEN s.plugin OPERATOR(pg_catalog.=) ANY ('{pgoutput,test_decoding}'::pg_catalog.name[])
+           THEN pg_catalog.format('plugin %s cannot decode compressx''s zstd values, so the slot stops at the first one it must send; '
+                  'to keep this slot (its consumer resumes at the change it stopped at), put $libdir/compressx_decoders '
+                  'before $libdir on dynamic_library_path and reload the configuration', s.plugin)
+           ELSE pg_catalog.format('plugin %s cannot decode compressx''s zstd values, so the slot stops at the first one it must send, '
+                  'and compressx has no wrapper for it; its consumer needs a new slot: plugin pgoutput with '
+                  '$libdir/compressx_decoders before $libdir on dynamic_library_path, compressx (pgoutput''s protocol) '
+                  'or compressx_test_decoding', s.plugin)
+           END
+    FROM pg_catalog.pg_replication_slots s, path
+    WHERE s.slot_type OPERATOR(pg_catalog.=) 'logical'::pg_catalog.text
+      AND s.database OPERATOR(pg_catalog.=) pg_catalog.current_database()
+      AND NOT s.plugin OPERATOR(pg_catalog.=) ANY ('{compressx,compressx_test_decoding}'::pg_catalog.name[])
+      AND NOT (s.plugin OPERATOR(pg_catalog.=) ANY ('{pgoutput,test_decoding}'::pg_catalog.name[])
+               AND COALESCE(pg_catalog.array_position(path.p, '$libdir/compressx_decoders'), 2147483647)
+                   OPERATOR(pg_catalog.<) COALESCE(pg_catalog.array_position(path.p, '$libdir'), 2147483647))
+    ORDER BY 1
+$$;
+-- end of issue 33, item 15

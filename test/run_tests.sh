@@ -54,6 +54,10 @@
 #   compile-check  warnings-as-errors compile against each major of
 #                  PGVERSIONS, 16 and 17 (test/compile_check.sh) CX_SKIP_COMPILE
 #   fuzz           the decoders fuzzed (test/fuzz/run_fuzz.sh)   CX_SKIP_FUZZ
+# On 15, when java and mvn are there (else skipped, not counted):
+#   debezium       Debezium 3.6.1's embedded engine: the documented set-up
+#                  and the recovery of a stuck connector
+#                  (test/debezium/run.sh)                        CX_SKIP_DEBEZIUM
 #
 # PGVERSIONS selects the majors whose parts run, among 15 16 17 18
 # (default: all four):
@@ -150,6 +154,26 @@ run_unit citus-17 CX_SKIP_CITUS 17 "Citus 13.2.2 on PostgreSQL 17" citus_suite.s
 run_unit citus-18 CX_SKIP_CITUS 18 "Citus 14.0.1 on PostgreSQL 18" citus_suite.sh 18
 run_unit citus-regress-15 CX_SKIP_CITUS 15 "Citus 13.2.2's regression tests under compressx" citus_regress.sh
 run_unit fuzz CX_SKIP_FUZZ - "fuzzing the decoders" fuzz/run_fuzz.sh
+
+# debezium: Debezium's embedded engine against 15 (test/debezium/run.sh);
+# exit 77 (no java or mvn, or Debezium cannot be fetched) is a skip, its
+# reason printed, not counted
+if [ "${CX_SKIP_DEBEZIUM:-}" != 1 ] && wants 15; then
+    cx_log "Debezium 3.6.1's embedded engine, pgoutput set-up and recovery: test/debezium/run.sh (CX_SKIP_DEBEZIUM=1 skips it)"
+    t0=$SECONDS
+    CX_PGBIN=$PGBIN bash "$cx_root/test/debezium/run.sh" | sed -u 's/^/    /'
+    rc=${PIPESTATUS[0]}
+    if [ "$rc" -eq 77 ]; then
+        cx_log "debezium: skipped (not counted), see the reason above"
+    else
+        cx_log "debezium: $([ "$rc" -eq 0 ] && echo passed || echo FAILED) in $((SECONDS - t0)) s"
+        if [ "$rc" -eq 0 ]; then
+            passed=$((passed + 1))
+        else
+            failed=$((failed + 1)); failures="$failures debezium"
+        fi
+    fi
+fi
 
 if [ -n "$failures" ]; then
     echo "failed:$failures${work:+ (logs of the 15 suite in $work)}"

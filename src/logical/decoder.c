@@ -589,14 +589,32 @@ cx_decoder_init(void)
 	 */
 	if (HistoricSnapshotActive() && MyReplicationSlot != NULL &&
 		SlotIsLogical(MyReplicationSlot))
-		ereport(WARNING,
-				(errmsg("logical decoding slot \"%s\" with output plugin \"%s\" meets a compressx table",
-						NameStr(MyReplicationSlot->data.name),
-						NameStr(MyReplicationSlot->data.plugin)),
-				 errdetail("That plugin cannot decode compressx's zstd values: the slot stops at the first one it has to send."),
-				 errhint("Use a slot with output plugin compressx (pgoutput's protocol) or compressx_test_decoding, "
-						 "or put $libdir/compressx_decoders before $libdir on dynamic_library_path; "
-						 "compressx.check_logical() lists such slots.")));
+	{
+		const char *plugin = NameStr(MyReplicationSlot->data.plugin);
+
+		/*
+		 * A pgoutput or test_decoding slot keeps its place: with the shadow
+		 * plugins enabled its next attempt decodes the change it stopped at
+		 * (a consumer such as Debezium resumes, nothing lost).  A slot of
+		 * another plugin cannot be repaired.
+		 */
+		if (strcmp(plugin, "pgoutput") == 0 || strcmp(plugin, "test_decoding") == 0)
+			ereport(WARNING,
+					(errmsg("logical decoding slot \"%s\" with output plugin \"%s\" meets a compressx table",
+							NameStr(MyReplicationSlot->data.name), plugin),
+					 errdetail("That plugin cannot decode compressx's zstd values: the slot stops at the first one it has to send."),
+					 errhint("To keep this slot, put $libdir/compressx_decoders before $libdir on dynamic_library_path "
+							 "and reload the configuration: the slot's next attempt then decodes the same change "
+							 "with compressx's %s.", plugin)));
+		else
+			ereport(WARNING,
+					(errmsg("logical decoding slot \"%s\" with output plugin \"%s\" meets a compressx table",
+							NameStr(MyReplicationSlot->data.name), plugin),
+					 errdetail("That plugin cannot decode compressx's zstd values: the slot stops at the first one it has to send."),
+					 errhint("Use a slot with output plugin compressx (pgoutput's protocol) or compressx_test_decoding, "
+							 "or a pgoutput slot with $libdir/compressx_decoders before $libdir on dynamic_library_path; "
+							 "compressx.check_logical() lists such slots.")));
+	}
 }
 
 /*
