@@ -494,6 +494,44 @@ why_not_readable(Relation rel)
 	return NULL;
 }
 
+bool
+cx_autodict_owner_may_read(Oid relid)
+{
+	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	Oid			owner;
+
+	if (!HeapTupleIsValid(tup))
+		return true;			/* dropped: nothing to withdraw */
+	owner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
+	ReleaseSysCache(tup);
+	return pg_class_aclcheck(relid, owner, ACL_SELECT) == ACLCHECK_OK &&
+		check_enable_rls(relid, owner, true) != RLS_ENABLED;
+}
+
+/*
+ * Column attnum of relid no longer names its automatic dictionary dict_id
+ * (its table became unreadable in full by its owner, why_not_readable()
+ * says why): new values are stored without it, and pruning (prune.c)
+ * deletes it once no stored value names it.  Returns whether the column
+ * named it (another session may have changed the setting).
+ */
+static bool
+withdraw_dictionary(Oid relid, AttrNumber attnum, int32 dict_id)
+{
+	Oid			types[3] = {OIDOID, INT2OID, INT4OID};
+	Datum		values[3];
+
+	values[0] = ObjectIdGetDatum(relid);
+	values[1] = Int16GetDatum(attnum);
+	values[2] = Int32GetDatum(dict_id);
+	return cx_settings_exec("WITH u AS (UPDATE compressx.column_settings s SET dict_id = NULL "
+							"FROM compressx.dictionaries d "
+							"WHERE s.relid = $1 AND s.attnum = $2 AND s.dict_id = $3 "
+							"AND d.dict_id = s.dict_id AND d.auto RETURNING 1) "
+							"SELECT pg_catalog.count(*)::int4 FROM u",
+							3, types, values, NULL) > 0;
+}
+
 List *
 cx_autodict_check(Oid relid, bool in_worker)
 {
@@ -502,6 +540,7 @@ cx_autodict_check(Oid relid, bool in_worker)
 	TupleDesc	desc;
 	CxColumnSetting *settings;
 	char	   *skip = NULL;
+	bool		unreadable = false;
 
 	if (in_worker)
 	{
@@ -527,7 +566,10 @@ cx_autodict_check(Oid relid, bool in_worker)
 	else if (cx_citus_is_table(relid))
 		skip = pstrdup("Automatic dictionaries are not maintained for Citus tables.");
 	else
+	{
 		skip = why_not_readable(rel);
+		unreadable = (skip != NULL);
+	}
 
 	for (int i = 0; i < desc->natts; i++)
 	{
@@ -536,12 +578,26 @@ cx_autodict_check(Oid relid, bool in_worker)
 		if (skip)
 		{
 			AttrNumber	attnum = TupleDescAttr(desc, i)->attnum;
+			const char *action = "skipped";
+			char	   *message = skip;
+			int32		dict_id = settings[i].dict_id;
 
+			/*
+			 * A dictionary trained while the owner could read every row (a
+			 * restore loads rows before its last pass revokes privileges
+			 * and enables row-level security) is withdrawn.
+			 */
+			if (unreadable && dict_id != 0 && withdraw_dictionary(relid, attnum, dict_id))
+			{
+				action = "withdrawn";
+				message = psprintf("%s Dictionary %d, trained while it could, is no longer the column's: new values are stored without it, and it is pruned once no stored value names it.",
+								   skip, dict_id);
+			}
 			if (RELKIND_HAS_STORAGE(rel->rd_rel->relkind))
-				cx_autodict_record(relid, attnum, "skipped", -1, "skipped", skip, -1, -1);
+				cx_autodict_record(relid, attnum, "skipped", -1, action, message, -1, -1);
 			results = lappend(results,
 							  cx_autodict_result(relid, NameStr(TupleDescAttr(desc, i)->attname),
-										  "skipped", settings[i].dict_id, pstrdup(skip)));
+										  action, dict_id, pstrdup(message)));
 			continue;
 		}
 		results = lappend(results, check_column(rel, i + 1, &settings[i]));

@@ -42,6 +42,7 @@
  */
 #include "postgres.h"
 
+#include "catalog/pg_database.h"
 #include "catalog/pg_inherits.h"
 #include "executor/spi.h"
 #include "pgstat.h"
@@ -49,6 +50,7 @@
 #include "postmaster/interrupt.h"
 #include "storage/ipc.h"
 #include "storage/latch.h"
+#include "storage/proc.h"
 #include "tcop/tcopprot.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -87,7 +89,6 @@ due_tables(DueTables *dt)
 	ListCell   *lc;
 	MemoryContext caller = CurrentMemoryContext;	/* outlives SPI's */
 	int			nest = NewGUCNestLevel();
-	bool		restoring;
 
 	dt->due = NIL;
 	dt->pending = false;
@@ -98,30 +99,20 @@ due_tables(DueTables *dt)
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 
-	/*
-	 * While pg_restore is connected to this database, no table is due: the
-	 * restore grants, revokes and enables row-level security (its last
-	 * pass) after loading the rows, and a dictionary trained meanwhile would
-	 * hold values its owner may not read.  Look again in a second.
-	 */
-	if (SPI_execute("SELECT 1 FROM pg_catalog.pg_stat_activity "
-					"WHERE datname OPERATOR(pg_catalog.=) pg_catalog.current_database() "
-					"AND application_name OPERATOR(pg_catalog.=) 'pg_restore' LIMIT 1",
-					true, 1) != SPI_OK_SELECT)
-		elog(ERROR, "could not look for pg_restore's sessions");
-	restoring = (SPI_processed > 0);
 	if (SPI_execute_with_args("WITH t AS ("
 							  "SELECT s.relid::pg_catalog.oid AS relid, c.relkind, "
 							  "pg_catalog.min(COALESCE(st.last_check, '-infinity')) AS checked, "
 							  "pg_catalog.bool_or(st.activity IS DISTINCT FROM "
-							  CX_AUTO_ACTIVITY_SQL ") AS changed "
+							  CX_AUTO_ACTIVITY_SQL ") AS changed, "
+							  "COALESCE(pg_catalog.bool_or(d.auto), false) AS auto_dict "
 							  "FROM compressx.column_settings s "
 							  "JOIN pg_catalog.pg_class c ON c.oid = s.relid::pg_catalog.oid "
+							  "LEFT JOIN compressx.dictionaries d ON d.dict_id = s.dict_id "
 							  "LEFT JOIN compressx.auto_dictionary_state st "
 							  "ON st.relid = s.relid::pg_catalog.oid AND st.attnum = s.attnum "
 							  "WHERE s.auto_dictionary AND c.relpersistence <> 't' "
 							  "GROUP BY 1, 2) "
-							  "SELECT relid, relkind, changed, "
+							  "SELECT relid, relkind, changed, auto_dict, "
 							  /* never checked (no state row: a restored database): due now */
 							  "CASE WHEN checked = '-infinity' THEN 0 "
 							  "ELSE pg_catalog.date_part('epoch', checked "
@@ -137,7 +128,8 @@ due_tables(DueTables *dt)
 		Oid			relid = DatumGetObjectId(SPI_getbinval(tup, desc, 1, &isnull));
 		char		relkind = DatumGetChar(SPI_getbinval(tup, desc, 2, &isnull));
 		bool		changed = DatumGetBool(SPI_getbinval(tup, desc, 3, &isnull));
-		double		wait_s = DatumGetFloat8(SPI_getbinval(tup, desc, 4, &isnull));
+		bool		auto_dict = DatumGetBool(SPI_getbinval(tup, desc, 4, &isnull));
+		double		wait_s = DatumGetFloat8(SPI_getbinval(tup, desc, 5, &isnull));
 		MemoryContext old = MemoryContextSwitchTo(caller);
 
 		if (relkind == RELKIND_PARTITIONED_TABLE)
@@ -145,12 +137,12 @@ due_tables(DueTables *dt)
 		else
 		{
 			own = lappend_oid(own, relid);
-			if (changed && restoring)
-			{
-				dt->pending = true;
-				dt->next_s = Min(dt->next_s, 1.0);
-			}
-			else if (changed && wait_s <= 0)
+			/*
+			 * due now, changed or not: an automatic dictionary whose table
+			 * its owner may no longer read in full, to withdraw
+			 */
+			if ((changed && wait_s <= 0) ||
+				(auto_dict && !cx_autodict_owner_may_read(relid)))
 			{
 				MemoryContextSwitchTo(TopMemoryContext);
 				dt->due = lappend_oid(dt->due, relid);
@@ -166,12 +158,6 @@ due_tables(DueTables *dt)
 	SPI_finish();
 	AtEOXact_GUC(true, nest);
 
-	if (restoring && parents != NIL)
-	{
-		dt->pending = true;
-		dt->next_s = Min(dt->next_s, 1.0);
-		parents = NIL;
-	}
 	foreach(lc, parents)
 	{
 		ListCell   *pc;
@@ -191,6 +177,33 @@ due_tables(DueTables *dt)
 	}
 }
 
+/*
+ * Advertise the database's owner as this process's role (PGPROC.roleId,
+ * which a backend sets to its login role and which this worker, connected
+ * as the bootstrap superuser without a role, left invalid).  That field is
+ * what decides who may signal a process: DROP DATABASE .. WITH (FORCE)
+ * (TerminateOtherDBBackends) refused to terminate the worker for the
+ * database's non-superuser owner, having checked permissions before the
+ * worker could see the drop wanted its database and leave; now the owner,
+ * or any role it is a member of, may terminate it, as pg_terminate_backend()
+ * may.  Nothing else: the session user, the privileges the worker works
+ * with and pg_stat_activity's usesysid stay as they were, and background
+ * workers do not count against the role's connection limit
+ * (CountUserBackends skips them).  Called in a transaction, at every pass,
+ * so that it follows ALTER DATABASE .. OWNER TO.
+ */
+static void
+advertise_database_owner(void)
+{
+	HeapTuple	tup = SearchSysCache1(DATABASEOID, ObjectIdGetDatum(MyDatabaseId));
+
+	if (!HeapTupleIsValid(tup))
+		return;
+	/* an aligned Oid store is atomic: readers take no lock, as in InitPostgres */
+	MyProc->roleId = ((Form_pg_database) GETSTRUCT(tup))->datdba;
+	ReleaseSysCache(tup);
+}
+
 /* Log what a step did: LOG for a change, DEBUG1 otherwise. */
 static void
 log_results(List *results)
@@ -201,7 +214,8 @@ log_results(List *results)
 	{
 		CxAutoResult *r = (CxAutoResult *) lfirst(lc);
 		bool		changed = strcmp(r->action, "trained") == 0 ||
-			strcmp(r->action, "retrained") == 0 || strcmp(r->action, "pruned") == 0;
+			strcmp(r->action, "retrained") == 0 || strcmp(r->action, "pruned") == 0 ||
+			strcmp(r->action, "withdrawn") == 0;
 
 		ereport(changed ? LOG : DEBUG1,
 				(errmsg("compressx automatic dictionaries: %s column \"%s\" of table \"%s\" as role \"%s\"",
@@ -216,10 +230,11 @@ log_results(List *results)
  * owner.  An error is logged and, for the check, recorded as the state of
  * the table's automatic columns.
  */
-static void
+static bool
 run_step(Oid relid, bool prune, MemoryContext cxt)
 {
 	MemoryContext old = MemoryContextSwitchTo(cxt);
+	bool		withdrawn = false;
 
 	SetCurrentStatementStartTimestamp();
 	StartTransactionCommand();
@@ -232,6 +247,7 @@ run_step(Oid relid, bool prune, MemoryContext cxt)
 		int			save_sec_context;
 		int			nest;
 		List	   *results;
+		ListCell   *lc;
 
 		if (HeapTupleIsValid(tup))
 		{
@@ -248,6 +264,9 @@ run_step(Oid relid, bool prune, MemoryContext cxt)
 									 PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
 			results = prune ? cx_autodict_prune(relid, true) : cx_autodict_check(relid, true);
 			log_results(results);
+			foreach(lc, results)
+				if (strcmp(((CxAutoResult *) lfirst(lc))->action, "withdrawn") == 0)
+					withdrawn = true;
 			AtEOXact_GUC(true, nest);
 			SetUserIdAndSecContext(save_userid, save_sec_context);
 		}
@@ -280,6 +299,7 @@ run_step(Oid relid, bool prune, MemoryContext cxt)
 	PG_END_TRY();
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(cxt);
+	return withdrawn;
 }
 
 /*
@@ -298,6 +318,7 @@ one_pass(MemoryContext cxt, double *next_s)
 	SetCurrentStatementStartTimestamp();
 	StartTransactionCommand();
 	PushActiveSnapshot(GetTransactionSnapshot());
+	advertise_database_owner();
 	installed = cx_autodict_installed();
 	if (installed)
 	{
@@ -313,11 +334,18 @@ one_pass(MemoryContext cxt, double *next_s)
 		CHECK_FOR_INTERRUPTS();
 		if (cx_autodict_database_wanted())
 			proc_exit(0);
-		run_step(lfirst_oid(lc), true, cxt);
+		(void) run_step(lfirst_oid(lc), true, cxt);
 		CHECK_FOR_INTERRUPTS();
 		if (cx_autodict_database_wanted())
 			proc_exit(0);
-		run_step(lfirst_oid(lc), false, cxt);
+		/* a withdrawn dictionary that no stored value names goes at once */
+		if (run_step(lfirst_oid(lc), false, cxt))
+		{
+			CHECK_FOR_INTERRUPTS();
+			if (cx_autodict_database_wanted())
+				proc_exit(0);
+			run_step(lfirst_oid(lc), true, cxt);
+		}
 	}
 	*next_s = dt.next_s;
 	busy = dt.due != NIL || dt.pending;
