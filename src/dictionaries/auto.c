@@ -55,6 +55,7 @@
 
 #include "access/detoast.h"
 #include "catalog/pg_inherits.h"
+#include "commands/event_trigger.h"
 #include "funcapi.h"
 #include "storage/lmgr.h"
 #include "utils/builtins.h"
@@ -75,6 +76,7 @@
 
 PG_FUNCTION_INFO_V1(compressx_set_column_codec_dictionary);
 PG_FUNCTION_INFO_V1(compressx_auto_dictionary_run);
+PG_FUNCTION_INFO_V1(compressx_on_readability_change);
 
 /* A sample of one column: copies of stored values, then their plain forms. */
 typedef struct AutoSample
@@ -814,4 +816,50 @@ compressx_auto_dictionary_run(PG_FUNCTION_ARGS)
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;
+}
+
+/*
+ * Event trigger on GRANT, REVOKE, ALTER TABLE and ALTER MATERIALIZED VIEW
+ * (ddl_command_end): when a column names an automatic dictionary of a table
+ * its owner may no longer read in full (privileges revoked, row-level
+ * security forced, a new owner), start the worker when this transaction
+ * commits: its check withdraws the dictionary (cx_autodict_check()) and
+ * prunes it, at once rather than at the table's next write.  This is how a
+ * dictionary trained while a restore had loaded the rows but not yet run
+ * its last pass (GRANT/REVOKE, ENABLE ROW LEVEL SECURITY) goes.  Changes
+ * that fire no event trigger (role membership, ALTER ROLE .. NOBYPASSRLS,
+ * event triggers disabled) are caught by the next check of the table,
+ * which the worker makes at its next write.
+ */
+Datum
+compressx_on_readability_change(PG_FUNCTION_ARGS)
+{
+	text	   *relids;
+	char	   *list;
+	char	   *tok;
+	char	   *save;
+
+	if (!CALLED_AS_EVENT_TRIGGER(fcinfo))
+		elog(ERROR, "compressx_on_readability_change: not called by event trigger manager");
+	if (!cx_auto_worker)
+		PG_RETURN_VOID();
+	relids = cx_settings_exec_text("SELECT pg_catalog.string_agg(DISTINCT s.relid::pg_catalog.oid::pg_catalog.text, ' ') "
+								   "FROM compressx.column_settings s "
+								   "JOIN compressx.dictionaries d ON d.dict_id = s.dict_id "
+								   "WHERE s.auto_dictionary AND d.auto",
+								   0, NULL, NULL, NULL);
+	if (relids == NULL)
+		PG_RETURN_VOID();
+	list = text_to_cstring(relids);
+	for (tok = strtok_r(list, " ", &save); tok != NULL; tok = strtok_r(NULL, " ", &save))
+	{
+		Oid			relid = (Oid) strtoul(tok, NULL, 10);
+
+		if (!cx_autodict_owner_may_read(relid))
+		{
+			cx_autodict_request_launch();
+			break;
+		}
+	}
+	PG_RETURN_VOID();
 }

@@ -8,8 +8,9 @@
 #     second, holding a max_worker_processes slot);
 #  3. a table that its owner may no longer read in full (privilege
 #     revoked, row-level security forced, as a restore's last pass does
-#     after the rows are in) loses its automatic dictionary: the column no
-#     longer names it, and the worker prunes it;
+#     after the rows are in) loses its automatic dictionary: the REVOKE or
+#     ALTER TABLE starts the worker, the column no longer names the
+#     dictionary, and the worker prunes it;
 #  4. the non-superuser owner of a database can DROP DATABASE .. WITH
 #     (FORCE) while the worker is connected to it (it advertised no role,
 #     and a non-superuser may not terminate such a process).
@@ -107,6 +108,8 @@ ok($node->poll_query_until('postgres', q{
     SELECT count(*) = 2 FROM compressx.auto_dictionaries
     WHERE table_name IN ('t_revoked', 't_forced') AND dictionary IS NOT NULL}),
 	'dictionaries trained while the owner could read the tables');
+# the worker that trained them has left: the revoke itself starts one
+ok($node->poll_query_until('postgres', "SELECT ($workers_sql) = 0"), 'no worker runs');
 $node->safe_psql('postgres', q{
     SET ROLE alice;
     REVOKE SELECT ON t_revoked FROM alice;
