@@ -7,7 +7,9 @@
  * Started by catalog/dict_auto.c when a transaction that wrote to such a
  * table commits (at most once per compressx.auto_dictionary_naptime per
  * backend).  It connects to its database as the bootstrap superuser, as
- * autovacuum does, but does no work as it.  It takes the session lock of
+ * autovacuum does, but does no work as it; it advertises the database's
+ * owner as its role (advertise_database_owner()), so that the owner's DROP
+ * DATABASE .. WITH (FORCE) may terminate it.  It takes the session lock of
  * the database's automatic dictionaries, an advisory lock tag no SQL
  * function can make (CX_AUTO_LOCK_FIELD4), and exits at once when another
  * worker holds it; then it makes passes a naptime apart: each lists
@@ -37,6 +39,28 @@
  * may read in full, see why_not_readable()), and no object another role
  * planted is run.  An error ends the table's transaction only: it is
  * logged and recorded as the columns' state.
+ *
+ * Restores.  pg_restore loads a table's rows before its last pass grants,
+ * revokes and enables row-level security, so a dictionary may be trained
+ * while the owner could read every row, and the owner then may not.
+ * Before issue 33 the worker deferred all work while any session named
+ * itself pg_restore, polling every second: any role could set that
+ * application_name and stop automatic dictionaries for the whole database,
+ * holding a max_worker_processes slot.  Nothing a session advertises is
+ * trusted now, and no restore is detected at all.  Instead readability is
+ * checked where it matters: a table whose owner may no longer read it in
+ * full is due at every pass, changed or not, while a column of it names an
+ * automatic dictionary, and its check withdraws that dictionary (the column
+ * stops naming it: new values are stored without it; see
+ * cx_autodict_check()) and then prunes it at once when no stored value
+ * names it.  The restore's REVOKE or ALTER TABLE .. ENABLE ROW LEVEL
+ * SECURITY starts a worker for that check when it leaves such a column
+ * (event trigger compressx_readability, auto.c), so a dictionary trained
+ * during the restore is gone within a second or so of the pass that made
+ * the table unreadable; a change no event trigger sees (role membership,
+ * ALTER ROLE) is caught at the table's next check.  Nothing defers, and
+ * nothing waits for anything a session advertises: the worker exits when
+ * nothing is due or pending, and the next write starts another.
  *
  *-------------------------------------------------------------------------
  */
