@@ -22,7 +22,9 @@
  * for a later pass instead of waited for, and it waits at most 10 s for
  * writers before pruning.
  *
- * It exits after two passes that found nothing changed: a backend reports
+ * It exits after two passes that found nothing changed (or only tables
+ * whose lock another session holds, so that no role can keep it resident
+ * by holding a lock on its own table): a backend reports
  * its counters up to 10 s after its writes (60 s while busy), so the
  * worker a write starts stays at least a naptime to see them.  While it
  * stays, it leaves as soon as another session wants the database to itself
@@ -254,11 +256,15 @@ log_results(List *results)
  * owner.  An error is logged and, for the check, recorded as the state of
  * the table's automatic columns.
  */
-static bool
+/* what run_step() saw */
+#define STEP_WITHDRAWN		0x01	/* the check withdrew a dictionary */
+#define STEP_LOCKED			0x02	/* the check found the table locked */
+
+static int
 run_step(Oid relid, bool prune, MemoryContext cxt)
 {
 	MemoryContext old = MemoryContextSwitchTo(cxt);
-	bool		withdrawn = false;
+	int			seen = 0;
 
 	SetCurrentStatementStartTimestamp();
 	StartTransactionCommand();
@@ -289,8 +295,15 @@ run_step(Oid relid, bool prune, MemoryContext cxt)
 			results = prune ? cx_autodict_prune(relid, true) : cx_autodict_check(relid, true);
 			log_results(results);
 			foreach(lc, results)
-				if (strcmp(((CxAutoResult *) lfirst(lc))->action, "withdrawn") == 0)
-					withdrawn = true;
+			{
+				CxAutoResult *r = (CxAutoResult *) lfirst(lc);
+
+				if (strcmp(r->action, "withdrawn") == 0)
+					seen |= STEP_WITHDRAWN;
+				/* the one result of a table whose lock was not free */
+				if (!prune && r->column == NULL && strcmp(r->action, "skipped") == 0)
+					seen |= STEP_LOCKED;
+			}
 			AtEOXact_GUC(true, nest);
 			SetUserIdAndSecContext(save_userid, save_sec_context);
 		}
@@ -323,7 +336,7 @@ run_step(Oid relid, bool prune, MemoryContext cxt)
 	PG_END_TRY();
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(cxt);
-	return withdrawn;
+	return seen;
 }
 
 /*
@@ -337,6 +350,8 @@ one_pass(MemoryContext cxt, double *next_s)
 	DueTables	dt = {NIL, false, 0};
 	bool		installed;
 	bool		busy;
+	bool		worked = false;
+	int			seen;
 	ListCell   *lc;
 
 	SetCurrentStatementStartTimestamp();
@@ -362,17 +377,26 @@ one_pass(MemoryContext cxt, double *next_s)
 		CHECK_FOR_INTERRUPTS();
 		if (cx_autodict_database_wanted())
 			proc_exit(0);
+		seen = run_step(lfirst_oid(lc), false, cxt);
+		if (!(seen & STEP_LOCKED))
+			worked = true;
 		/* a withdrawn dictionary that no stored value names goes at once */
-		if (run_step(lfirst_oid(lc), false, cxt))
+		if (seen & STEP_WITHDRAWN)
 		{
 			CHECK_FOR_INTERRUPTS();
 			if (cx_autodict_database_wanted())
 				proc_exit(0);
-			run_step(lfirst_oid(lc), true, cxt);
+			(void) run_step(lfirst_oid(lc), true, cxt);
 		}
 	}
 	*next_s = dt.next_s;
-	busy = dt.due != NIL || dt.pending;
+	/*
+	 * Tables whose lock another session holds do not keep the worker: a
+	 * pass that found only those counts as quiet, so that a role holding a
+	 * lock on its own table cannot keep the worker resident; the next
+	 * write starts another.
+	 */
+	busy = worked || dt.pending;
 	list_free(dt.due);
 	return busy;
 }

@@ -5,7 +5,8 @@
 #     naptime (0.5.0 deferred all work while such a session was connected);
 #  2. the worker does not stay resident polling: once nothing is left to
 #     do it exits, whatever sessions are connected (0.5.0 polled every
-#     second, holding a max_worker_processes slot);
+#     second, holding a max_worker_processes slot), and a role holding the
+#     lock of its own due table does not keep it either;
 #  3. a table that its owner may no longer read in full (privilege
 #     revoked, row-level security forced, as a restore's last pass does
 #     after the rows are in) loses its automatic dictionary: the REVOKE or
@@ -88,6 +89,33 @@ note 'workers over 15 s: ' . join(' ', @counts);
 is(join('', @counts[20 .. 29]), '0' x 10,
 	'no worker stays resident once nothing is due (10 s after the last write)');
 $eve->quit;
+
+# nor does a table whose lock its owner holds: eve locks her own table,
+# which is due (it changed), so every check of it is skipped; the worker
+# counts such passes as quiet and exits
+$node->safe_psql('postgres', q{
+    GRANT CREATE ON SCHEMA public TO eve;
+    SET ROLE eve;
+    CREATE TABLE eve_t (id integer, doc text) USING compressx;
+    SET client_min_messages = warning;
+    SELECT compressx.set_column_codec('eve_t', 'doc', 'zstd', dictionary => 'auto');
+});
+my $locker = $node->background_psql('postgres', extra_params => [ '-U', 'eve' ]);
+$locker->query_safe('BEGIN');
+$locker->query_safe('LOCK TABLE eve_t IN SHARE UPDATE EXCLUSIVE MODE');
+$node->psql('postgres', "INSERT INTO eve_t SELECT i, $json FROM generate_series(1, 1500) i",
+	extra_params => [ '-U', 'eve' ]);
+@counts = ();
+for (my $i = 0; $i < 24; $i++)
+{
+	push @counts, $node->safe_psql('postgres', $workers_sql);
+	usleep(500_000);
+}
+note 'workers over 12 s while eve holds her table\'s lock: ' . join(' ', @counts);
+is(join('', @counts[16 .. 23]), '0' x 8,
+	'a lock held on a due table does not keep the worker resident');
+$locker->query_safe('COMMIT');
+$locker->quit;
 
 # ---------------------------------------------------------------------
 # 3. the owner may no longer read the table: the dictionary is withdrawn
