@@ -103,8 +103,19 @@ $node->safe_psql('postgres', q{
 my $locker = $node->background_psql('postgres', extra_params => [ '-U', 'eve' ]);
 $locker->query_safe('BEGIN');
 $locker->query_safe('LOCK TABLE eve_t IN SHARE UPDATE EXCLUSIVE MODE');
-$node->psql('postgres', "INSERT INTO eve_t SELECT i, $json FROM generate_series(1, 1500) i",
-	extra_params => [ '-U', 'eve' ]);
+# eve writes (from new sessions) until a worker runs
+my $seen = 0;
+for (my $i = 0; $i < 20 && !$seen; $i++)
+{
+	$node->safe_psql('postgres', "INSERT INTO eve_t SELECT i, $json FROM generate_series(1, 100) i",
+		extra_params => [ '-U', 'eve' ]);
+	for (my $j = 0; $j < 5 && !$seen; $j++)
+	{
+		usleep(100_000);
+		$seen = $node->safe_psql('postgres', $workers_sql) > 0;
+	}
+}
+ok($seen, 'eve\'s writes started a worker');
 @counts = ();
 for (my $i = 0; $i < 24; $i++)
 {
