@@ -558,3 +558,19 @@ AS $$
     ORDER BY 1
 $$;
 -- end of issue 33, item 15
+-- ---------------------------------------------------------------------
+-- issue 33 A3: automatic dictionaries follow who may read their table.
+-- A column whose table its owner may no longer read in full (privileges
+-- revoked, row-level security forced, another owner) loses its automatic
+-- dictionary at the table's next check.  These commands start the worker
+-- for that check when they leave such a column (a restore's last pass
+-- grants, revokes and enables row-level security after the rows are in).
+CREATE FUNCTION compressx.on_readability_change()
+RETURNS event_trigger
+AS 'MODULE_PATHNAME', 'compressx_on_readability_change'
+LANGUAGE C;
+
+CREATE EVENT TRIGGER compressx_readability ON ddl_command_end
+    WHEN TAG IN ('GRANT', 'REVOKE', 'ALTER TABLE', 'ALTER MATERIALIZED VIEW')
+    EXECUTE FUNCTION compressx.on_readability_change();
+-- end of issue 33 A3

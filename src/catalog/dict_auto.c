@@ -186,6 +186,13 @@ cx_autodict_note_write(Relation rel, const CxColumnSetting *settings)
 		}
 }
 
+void
+cx_autodict_request_launch(void)
+{
+	if (cx_auto_worker)
+		launch_pending = true;
+}
+
 bool
 cx_autodict_launch(void)
 {

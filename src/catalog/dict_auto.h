@@ -80,4 +80,12 @@ extern void cx_autodict_note_write(Relation rel, const CxColumnSetting *settings
  */
 extern bool cx_autodict_launch(void);
 
+/*
+ * Start the worker when the current transaction commits, whenever this
+ * backend last started one (unless compressx.auto_dictionary_worker is
+ * off): a change that may call for a check without any write, such as a
+ * table its owner may no longer read in full (dictionaries/auto.c).
+ */
+extern void cx_autodict_request_launch(void);
+
 #endif							/* COMPRESSX_DICT_AUTO_H */

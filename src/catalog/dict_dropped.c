@@ -33,12 +33,20 @@
  * is deleted at once, as before 0.5.0 (a slot created later decodes only
  * transactions that commit after it is consistent, after the drop).
  *
- * The purge runs in the drop hook (settings.c: every DROP of a table in the
- * database, at most once per transaction), after the sql_drop event trigger
- * and after automatic-dictionary pruning, and through
+ * The purge runs as a table is dropped (settings_cleanup.c: the object
+ * access hook and the sql_drop event trigger, at most once per transaction,
+ * and only for the drop of a table or materialized view: any other DROP
+ * does no purge work), after automatic-dictionary pruning, and through
  * compressx.purge_dropped_dictionaries().  Not at VACUUM time: VACUUM's
  * transaction runs with PROC_IN_VACUUM, whose xid other backends ignore,
  * so it must not write.
+ *
+ * The purge never waits for a row another session holds: any role's DROP
+ * TABLE purges, in a transaction that may stay open, and a wait would make
+ * every other role's DROP TABLE wait for it while holding its ACCESS
+ * EXCLUSIVE lock.  A row another transaction is deleting is skipped and
+ * stays marked: if that transaction aborts, the next purge (a later drop,
+ * the worker's pruning, purge_dropped_dictionaries()) deletes it.
  *
  *-------------------------------------------------------------------------
  */
@@ -188,15 +196,18 @@ cx_dict_purge_dropped(Oid dicts_oid)
 			!FullTransactionIdPrecedes(DatumGetFullTransactionId(d), horizon))
 			continue;
 		/*
-		 * Another session's purge may delete it first (TM_Deleted, after
-		 * waiting for it); nothing else changes a dropped dictionary.
+		 * Never wait: another session's purge may be deleting the row in a
+		 * transaction that stays open (TM_BeingModified), and this runs
+		 * inside DROP TABLE, holding its locks.  The row is left marked:
+		 * when that transaction commits it is gone, when it aborts the next
+		 * purge deletes it.  Nothing else changes a dropped dictionary.
 		 */
 		result = heap_delete(rel, &tup->t_self, GetCurrentCommandId(true),
-							 InvalidSnapshot, true, &tmfd, false);
+							 InvalidSnapshot, false, &tmfd, false);
 		if (result == TM_Ok)
 			deleted++;
-		else if (result != TM_Deleted && result != TM_Updated &&
-				 result != TM_SelfModified)
+		else if (result != TM_BeingModified && result != TM_Deleted &&
+				 result != TM_Updated && result != TM_SelfModified)
 			elog(ERROR, "unexpected heap_delete status %u on %s",
 				 result, RelationGetRelationName(rel));
 	}

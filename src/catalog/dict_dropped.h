@@ -33,8 +33,10 @@ extern int	cx_dict_mark_dropped(Oid dicts_oid, Oid relid, AttrNumber keep_attno)
 /*
  * Delete the dictionaries marked dropped that no replication slot can need
  * any more: dropped by a transaction older than every slot's catalog_xmin,
- * or any when no slot has one.  Directly through the heap; returns the
- * number deleted (the caller invalidates as above).
+ * or any when no slot has one.  Directly through the heap, without waiting:
+ * a row another transaction is deleting (or locks) is skipped and left for
+ * a later purge.  Returns the number deleted (the caller invalidates as
+ * above).
  */
 extern int	cx_dict_purge_dropped(Oid dicts_oid);
 

@@ -122,7 +122,9 @@ compressx_on_ddl_end(PG_FUNCTION_ARGS)
 
 /*
  * Delete the dictionaries of earlier drops that no replication slot needs
- * now (catalog/dict_dropped.c), once per dropping transaction.
+ * now (catalog/dict_dropped.c), once per transaction that drops a table;
+ * never waiting for a row another session holds (rows it cannot delete
+ * now stay for a later purge).
  */
 static void
 purge_dropped_once(Oid dicts_oid)
@@ -146,14 +148,40 @@ purge_dropped_once(Oid dicts_oid)
 Datum
 compressx_on_sql_drop(PG_FUNCTION_ARGS)
 {
+	int			dropped;
+
 	if (!CALLED_AS_EVENT_TRIGGER(fcinfo))
 		elog(ERROR, "compressx_on_sql_drop: not called by event trigger manager");
+
+	/*
+	 * What the command dropped: 2 when a table or materialized view (their
+	 * settings, dictionaries, and the purge of earlier drops' dictionaries),
+	 * 1 when only columns (their settings), 0 when nothing of either (DROP
+	 * FUNCTION, DROP INDEX, ...): then nothing is done, no row of
+	 * compressx's tables is touched, so that no DROP of any role waits on
+	 * this one's open transaction (issue 33).  The trigger fires for every
+	 * DROP: event trigger tags cannot tell, since DROP TYPE, DROP DOMAIN or
+	 * DROP FUNCTION .. CASCADE drop columns too.
+	 */
+	dropped = cx_settings_exec("SELECT CASE "
+							   "WHEN pg_catalog.bool_or(d.objsubid OPERATOR(pg_catalog.=) 0 "
+							   "AND d.object_type OPERATOR(pg_catalog.=) ANY ('{table,materialized view}'::pg_catalog.text[])) "
+							   "THEN 2 "
+							   "WHEN pg_catalog.bool_or(d.objsubid OPERATOR(pg_catalog.>) 0) THEN 1 "
+							   "ELSE 0 END "
+							   "FROM pg_catalog.pg_event_trigger_dropped_objects() d "
+							   "WHERE d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass",
+							   0, NULL, NULL, NULL);
+	if (dropped == 0)
+		PG_RETURN_VOID();
 	cx_settings_exec("DELETE FROM compressx.column_settings s "
 				  "USING pg_catalog.pg_event_trigger_dropped_objects() d "
 				  "WHERE d.classid = 'pg_catalog.pg_class'::pg_catalog.regclass "
 				  "AND d.objid = s.relid::pg_catalog.oid "
 				  "AND (d.objsubid = 0 OR d.objsubid = s.attnum)",
 				  0, NULL, NULL, NULL);
+	if (dropped < 2)
+		PG_RETURN_VOID();
 	/* not shared ones (see cx_object_access) */
 	{
 		Oid			dicts = cx_extension_table_oid("dictionaries");

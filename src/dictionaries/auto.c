@@ -55,6 +55,7 @@
 
 #include "access/detoast.h"
 #include "catalog/pg_inherits.h"
+#include "commands/event_trigger.h"
 #include "funcapi.h"
 #include "storage/lmgr.h"
 #include "utils/builtins.h"
@@ -75,6 +76,7 @@
 
 PG_FUNCTION_INFO_V1(compressx_set_column_codec_dictionary);
 PG_FUNCTION_INFO_V1(compressx_auto_dictionary_run);
+PG_FUNCTION_INFO_V1(compressx_on_readability_change);
 
 /* A sample of one column: copies of stored values, then their plain forms. */
 typedef struct AutoSample
@@ -494,6 +496,44 @@ why_not_readable(Relation rel)
 	return NULL;
 }
 
+bool
+cx_autodict_owner_may_read(Oid relid)
+{
+	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	Oid			owner;
+
+	if (!HeapTupleIsValid(tup))
+		return true;			/* dropped: nothing to withdraw */
+	owner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
+	ReleaseSysCache(tup);
+	return pg_class_aclcheck(relid, owner, ACL_SELECT) == ACLCHECK_OK &&
+		check_enable_rls(relid, owner, true) != RLS_ENABLED;
+}
+
+/*
+ * Column attnum of relid no longer names its automatic dictionary dict_id
+ * (its table became unreadable in full by its owner, why_not_readable()
+ * says why): new values are stored without it, and pruning (prune.c)
+ * deletes it once no stored value names it.  Returns whether the column
+ * named it (another session may have changed the setting).
+ */
+static bool
+withdraw_dictionary(Oid relid, AttrNumber attnum, int32 dict_id)
+{
+	Oid			types[3] = {OIDOID, INT2OID, INT4OID};
+	Datum		values[3];
+
+	values[0] = ObjectIdGetDatum(relid);
+	values[1] = Int16GetDatum(attnum);
+	values[2] = Int32GetDatum(dict_id);
+	return cx_settings_exec("WITH u AS (UPDATE compressx.column_settings s SET dict_id = NULL "
+							"FROM compressx.dictionaries d "
+							"WHERE s.relid = $1 AND s.attnum = $2 AND s.dict_id = $3 "
+							"AND d.dict_id = s.dict_id AND d.auto RETURNING 1) "
+							"SELECT pg_catalog.count(*)::int4 FROM u",
+							3, types, values, NULL) > 0;
+}
+
 List *
 cx_autodict_check(Oid relid, bool in_worker)
 {
@@ -502,6 +542,7 @@ cx_autodict_check(Oid relid, bool in_worker)
 	TupleDesc	desc;
 	CxColumnSetting *settings;
 	char	   *skip = NULL;
+	bool		unreadable = false;
 
 	if (in_worker)
 	{
@@ -527,7 +568,10 @@ cx_autodict_check(Oid relid, bool in_worker)
 	else if (cx_citus_is_table(relid))
 		skip = pstrdup("Automatic dictionaries are not maintained for Citus tables.");
 	else
+	{
 		skip = why_not_readable(rel);
+		unreadable = (skip != NULL);
+	}
 
 	for (int i = 0; i < desc->natts; i++)
 	{
@@ -536,12 +580,26 @@ cx_autodict_check(Oid relid, bool in_worker)
 		if (skip)
 		{
 			AttrNumber	attnum = TupleDescAttr(desc, i)->attnum;
+			const char *action = "skipped";
+			char	   *message = skip;
+			int32		dict_id = settings[i].dict_id;
 
+			/*
+			 * A dictionary trained while the owner could read every row (a
+			 * restore loads rows before its last pass revokes privileges
+			 * and enables row-level security) is withdrawn.
+			 */
+			if (unreadable && dict_id != 0 && withdraw_dictionary(relid, attnum, dict_id))
+			{
+				action = "withdrawn";
+				message = psprintf("%s Dictionary %d, trained while it could, is no longer the column's: new values are stored without it, and it is pruned once no stored value names it.",
+								   skip, dict_id);
+			}
 			if (RELKIND_HAS_STORAGE(rel->rd_rel->relkind))
-				cx_autodict_record(relid, attnum, "skipped", -1, "skipped", skip, -1, -1);
+				cx_autodict_record(relid, attnum, "skipped", -1, action, message, -1, -1);
 			results = lappend(results,
 							  cx_autodict_result(relid, NameStr(TupleDescAttr(desc, i)->attname),
-										  "skipped", settings[i].dict_id, pstrdup(skip)));
+										  action, dict_id, pstrdup(message)));
 			continue;
 		}
 		results = lappend(results, check_column(rel, i + 1, &settings[i]));
@@ -758,4 +816,50 @@ compressx_auto_dictionary_run(PG_FUNCTION_ARGS)
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;
+}
+
+/*
+ * Event trigger on GRANT, REVOKE, ALTER TABLE and ALTER MATERIALIZED VIEW
+ * (ddl_command_end): when a column names an automatic dictionary of a table
+ * its owner may no longer read in full (privileges revoked, row-level
+ * security forced, a new owner), start the worker when this transaction
+ * commits: its check withdraws the dictionary (cx_autodict_check()) and
+ * prunes it, at once rather than at the table's next write.  This is how a
+ * dictionary trained while a restore had loaded the rows but not yet run
+ * its last pass (GRANT/REVOKE, ENABLE ROW LEVEL SECURITY) goes.  Changes
+ * that fire no event trigger (role membership, ALTER ROLE .. NOBYPASSRLS,
+ * event triggers disabled) are caught by the next check of the table,
+ * which the worker makes at its next write.
+ */
+Datum
+compressx_on_readability_change(PG_FUNCTION_ARGS)
+{
+	text	   *relids;
+	char	   *list;
+	char	   *tok;
+	char	   *save;
+
+	if (!CALLED_AS_EVENT_TRIGGER(fcinfo))
+		elog(ERROR, "compressx_on_readability_change: not called by event trigger manager");
+	if (!cx_auto_worker)
+		PG_RETURN_VOID();
+	relids = cx_settings_exec_text("SELECT pg_catalog.string_agg(DISTINCT s.relid::pg_catalog.oid::pg_catalog.text, ' ') "
+								   "FROM compressx.column_settings s "
+								   "JOIN compressx.dictionaries d ON d.dict_id = s.dict_id "
+								   "WHERE s.auto_dictionary AND d.auto",
+								   0, NULL, NULL, NULL);
+	if (relids == NULL)
+		PG_RETURN_VOID();
+	list = text_to_cstring(relids);
+	for (tok = strtok_r(list, " ", &save); tok != NULL; tok = strtok_r(NULL, " ", &save))
+	{
+		Oid			relid = (Oid) strtoul(tok, NULL, 10);
+
+		if (!cx_autodict_owner_may_read(relid))
+		{
+			cx_autodict_request_launch();
+			break;
+		}
+	}
+	PG_RETURN_VOID();
 }

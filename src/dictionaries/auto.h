@@ -22,4 +22,13 @@
  */
 extern List *cx_autodict_check(Oid relid, bool in_worker);
 
+/*
+ * Whether the owner of relid may read every row of it: SELECT privilege,
+ * and no row-level security applying to it (FORCE ROW LEVEL SECURITY).
+ * cx_autodict_check() trains nothing for a table its owner may not read in
+ * full, and withdraws the column's automatic dictionary (action
+ * "withdrawn": the column stops naming it, pruning deletes it).
+ */
+extern bool cx_autodict_owner_may_read(Oid relid);
+
 #endif							/* COMPRESSX_DICTIONARIES_AUTO_H */

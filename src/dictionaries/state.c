@@ -109,10 +109,19 @@ cx_autodict_count_pruned(Oid relid, AttrNumber attnum, int pruned)
 void
 cx_autodict_forget_stale(void)
 {
-	cx_settings_exec("DELETE FROM compressx.auto_dictionary_state s "
+	/*
+	 * SKIP LOCKED: any owner's auto_dictionary_run() forgets them too, in a
+	 * transaction that may stay open; waiting for it would stop this run
+	 * (and the worker, for the whole database).  A skipped row is forgotten
+	 * by that transaction, or by the next run if it aborts.
+	 */
+	cx_settings_exec("DELETE FROM compressx.auto_dictionary_state "
+					 "WHERE ctid OPERATOR(pg_catalog.=) ANY (ARRAY("
+					 "SELECT s.ctid FROM compressx.auto_dictionary_state s "
 					 "WHERE NOT EXISTS (SELECT FROM compressx.column_settings c "
 					 "WHERE c.relid::pg_catalog.oid = s.relid AND c.attnum = s.attnum "
-					 "AND c.auto_dictionary)",
+					 "AND c.auto_dictionary) "
+					 "FOR UPDATE OF s SKIP LOCKED))",
 					 0, NULL, NULL, NULL);
 }
 

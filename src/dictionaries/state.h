@@ -45,7 +45,10 @@ extern void cx_autodict_record_error(Oid relid, const char *message);
 /* Add pruned dictionaries to a column's count. */
 extern void cx_autodict_count_pruned(Oid relid, AttrNumber attnum, int pruned);
 
-/* Forget the state of columns no longer set to dictionary => 'auto'. */
+/*
+ * Forget the state of columns no longer set to dictionary => 'auto',
+ * skipping rows another transaction holds (never waits).
+ */
 extern void cx_autodict_forget_stale(void);
 
 /*

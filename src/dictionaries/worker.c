@@ -7,7 +7,9 @@
  * Started by catalog/dict_auto.c when a transaction that wrote to such a
  * table commits (at most once per compressx.auto_dictionary_naptime per
  * backend).  It connects to its database as the bootstrap superuser, as
- * autovacuum does, but does no work as it.  It takes the session lock of
+ * autovacuum does, but does no work as it; it advertises the database's
+ * owner as its role (advertise_database_owner()), so that the owner's DROP
+ * DATABASE .. WITH (FORCE) may terminate it.  It takes the session lock of
  * the database's automatic dictionaries, an advisory lock tag no SQL
  * function can make (CX_AUTO_LOCK_FIELD4), and exits at once when another
  * worker holds it; then it makes passes a naptime apart: each lists
@@ -20,7 +22,9 @@
  * for a later pass instead of waited for, and it waits at most 10 s for
  * writers before pruning.
  *
- * It exits after two passes that found nothing changed: a backend reports
+ * It exits after two passes that found nothing changed (or only tables
+ * whose lock another session holds, so that no role can keep it resident
+ * by holding a lock on its own table): a backend reports
  * its counters up to 10 s after its writes (60 s while busy), so the
  * worker a write starts stays at least a naptime to see them.  While it
  * stays, it leaves as soon as another session wants the database to itself
@@ -38,10 +42,33 @@
  * planted is run.  An error ends the table's transaction only: it is
  * logged and recorded as the columns' state.
  *
+ * Restores.  pg_restore loads a table's rows before its last pass grants,
+ * revokes and enables row-level security, so a dictionary may be trained
+ * while the owner could read every row, and the owner then may not.
+ * Before issue 33 the worker deferred all work while any session named
+ * itself pg_restore, polling every second: any role could set that
+ * application_name and stop automatic dictionaries for the whole database,
+ * holding a max_worker_processes slot.  Nothing a session advertises is
+ * trusted now, and no restore is detected at all.  Instead readability is
+ * checked where it matters: a table whose owner may no longer read it in
+ * full is due at every pass, changed or not, while a column of it names an
+ * automatic dictionary, and its check withdraws that dictionary (the column
+ * stops naming it: new values are stored without it; see
+ * cx_autodict_check()) and then prunes it at once when no stored value
+ * names it.  The restore's REVOKE or ALTER TABLE .. ENABLE ROW LEVEL
+ * SECURITY starts a worker for that check when it leaves such a column
+ * (event trigger compressx_readability, auto.c), so a dictionary trained
+ * during the restore is gone within a second or so of the pass that made
+ * the table unreadable; a change no event trigger sees (role membership,
+ * ALTER ROLE) is caught at the table's next check.  Nothing defers, and
+ * nothing waits for anything a session advertises: the worker exits when
+ * nothing is due or pending, and the next write starts another.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
+#include "catalog/pg_database.h"
 #include "catalog/pg_inherits.h"
 #include "executor/spi.h"
 #include "pgstat.h"
@@ -49,6 +76,7 @@
 #include "postmaster/interrupt.h"
 #include "storage/ipc.h"
 #include "storage/latch.h"
+#include "storage/proc.h"
 #include "tcop/tcopprot.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -88,7 +116,6 @@ due_tables(DueTables *dt)
 	ListCell   *lc;
 	MemoryContext caller = CurrentMemoryContext;	/* outlives SPI's */
 	int			nest = NewGUCNestLevel();
-	bool		restoring;
 
 	dt->due = NIL;
 	dt->pending = false;
@@ -99,30 +126,20 @@ due_tables(DueTables *dt)
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 
-	/*
-	 * While pg_restore is connected to this database, no table is due: the
-	 * restore grants, revokes and enables row-level security (its last
-	 * pass) after loading the rows, and a dictionary trained meanwhile would
-	 * hold values its owner may not read.  Look again in a second.
-	 */
-	if (SPI_execute("SELECT 1 FROM pg_catalog.pg_stat_activity "
-					"WHERE datname OPERATOR(pg_catalog.=) pg_catalog.current_database() "
-					"AND application_name OPERATOR(pg_catalog.=) 'pg_restore' LIMIT 1",
-					true, 1) != SPI_OK_SELECT)
-		elog(ERROR, "could not look for pg_restore's sessions");
-	restoring = (SPI_processed > 0);
 	if (SPI_execute_with_args("WITH t AS ("
 							  "SELECT s.relid::pg_catalog.oid AS relid, c.relkind, "
 							  "pg_catalog.min(COALESCE(st.last_check, '-infinity')) AS checked, "
 							  "pg_catalog.bool_or(st.activity IS DISTINCT FROM "
-							  CX_AUTO_ACTIVITY_SQL ") AS changed "
+							  CX_AUTO_ACTIVITY_SQL ") AS changed, "
+							  "COALESCE(pg_catalog.bool_or(d.auto), false) AS auto_dict "
 							  "FROM compressx.column_settings s "
 							  "JOIN pg_catalog.pg_class c ON c.oid = s.relid::pg_catalog.oid "
+							  "LEFT JOIN compressx.dictionaries d ON d.dict_id = s.dict_id "
 							  "LEFT JOIN compressx.auto_dictionary_state st "
 							  "ON st.relid = s.relid::pg_catalog.oid AND st.attnum = s.attnum "
 							  "WHERE s.auto_dictionary AND c.relpersistence <> 't' "
 							  "GROUP BY 1, 2) "
-							  "SELECT relid, relkind, changed, "
+							  "SELECT relid, relkind, changed, auto_dict, "
 							  /* never checked (no state row: a restored database): due now */
 							  "CASE WHEN checked = '-infinity' THEN 0 "
 							  "ELSE pg_catalog.date_part('epoch', checked "
@@ -138,7 +155,8 @@ due_tables(DueTables *dt)
 		Oid			relid = DatumGetObjectId(SPI_getbinval(tup, desc, 1, &isnull));
 		char		relkind = DatumGetChar(SPI_getbinval(tup, desc, 2, &isnull));
 		bool		changed = DatumGetBool(SPI_getbinval(tup, desc, 3, &isnull));
-		double		wait_s = DatumGetFloat8(SPI_getbinval(tup, desc, 4, &isnull));
+		bool		auto_dict = DatumGetBool(SPI_getbinval(tup, desc, 4, &isnull));
+		double		wait_s = DatumGetFloat8(SPI_getbinval(tup, desc, 5, &isnull));
 		MemoryContext old = MemoryContextSwitchTo(caller);
 
 		if (relkind == RELKIND_PARTITIONED_TABLE)
@@ -146,12 +164,12 @@ due_tables(DueTables *dt)
 		else
 		{
 			own = lappend_oid(own, relid);
-			if (changed && restoring)
-			{
-				dt->pending = true;
-				dt->next_s = Min(dt->next_s, 1.0);
-			}
-			else if (changed && wait_s <= 0)
+			/*
+			 * due now, changed or not: an automatic dictionary whose table
+			 * its owner may no longer read in full, to withdraw
+			 */
+			if ((changed && wait_s <= 0) ||
+				(auto_dict && !cx_autodict_owner_may_read(relid)))
 			{
 				MemoryContextSwitchTo(TopMemoryContext);
 				dt->due = lappend_oid(dt->due, relid);
@@ -167,12 +185,6 @@ due_tables(DueTables *dt)
 	SPI_finish();
 	AtEOXact_GUC(true, nest);
 
-	if (restoring && parents != NIL)
-	{
-		dt->pending = true;
-		dt->next_s = Min(dt->next_s, 1.0);
-		parents = NIL;
-	}
 	foreach(lc, parents)
 	{
 		ListCell   *pc;
@@ -192,6 +204,33 @@ due_tables(DueTables *dt)
 	}
 }
 
+/*
+ * Advertise the database's owner as this process's role (PGPROC.roleId,
+ * which a backend sets to its login role and which this worker, connected
+ * as the bootstrap superuser without a role, left invalid).  That field is
+ * what decides who may signal a process: DROP DATABASE .. WITH (FORCE)
+ * (TerminateOtherDBBackends) refused to terminate the worker for the
+ * database's non-superuser owner, having checked permissions before the
+ * worker could see the drop wanted its database and leave; now the owner,
+ * or any role it is a member of, may terminate it, as pg_terminate_backend()
+ * may.  Nothing else: the session user, the privileges the worker works
+ * with and pg_stat_activity's usesysid stay as they were, and background
+ * workers do not count against the role's connection limit
+ * (CountUserBackends skips them).  Called in a transaction, at every pass,
+ * so that it follows ALTER DATABASE .. OWNER TO.
+ */
+static void
+advertise_database_owner(void)
+{
+	HeapTuple	tup = SearchSysCache1(DATABASEOID, ObjectIdGetDatum(MyDatabaseId));
+
+	if (!HeapTupleIsValid(tup))
+		return;
+	/* an aligned Oid store is atomic: readers take no lock, as in InitPostgres */
+	MyProc->roleId = ((Form_pg_database) GETSTRUCT(tup))->datdba;
+	ReleaseSysCache(tup);
+}
+
 /* Log what a step did: LOG for a change, DEBUG1 otherwise. */
 static void
 log_results(List *results)
@@ -202,7 +241,8 @@ log_results(List *results)
 	{
 		CxAutoResult *r = (CxAutoResult *) lfirst(lc);
 		bool		changed = strcmp(r->action, "trained") == 0 ||
-			strcmp(r->action, "retrained") == 0 || strcmp(r->action, "pruned") == 0;
+			strcmp(r->action, "retrained") == 0 || strcmp(r->action, "pruned") == 0 ||
+			strcmp(r->action, "withdrawn") == 0;
 
 		ereport(changed ? LOG : DEBUG1,
 				(errmsg("compressx automatic dictionaries: %s column \"%s\" of table \"%s\" as role \"%s\"",
@@ -217,10 +257,15 @@ log_results(List *results)
  * owner.  An error is logged and, for the check, recorded as the state of
  * the table's automatic columns.
  */
-static void
+/* what run_step() saw */
+#define STEP_WITHDRAWN		0x01	/* the check withdrew a dictionary */
+#define STEP_LOCKED			0x02	/* the check found the table locked */
+
+static int
 run_step(Oid relid, bool prune, MemoryContext cxt)
 {
 	MemoryContext old = MemoryContextSwitchTo(cxt);
+	int			seen = 0;
 
 	SetCurrentStatementStartTimestamp();
 	StartTransactionCommand();
@@ -233,6 +278,7 @@ run_step(Oid relid, bool prune, MemoryContext cxt)
 		int			save_sec_context;
 		int			nest;
 		List	   *results;
+		ListCell   *lc;
 
 		if (HeapTupleIsValid(tup))
 		{
@@ -249,6 +295,16 @@ run_step(Oid relid, bool prune, MemoryContext cxt)
 									 PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
 			results = prune ? cx_autodict_prune(relid, true) : cx_autodict_check(relid, true);
 			log_results(results);
+			foreach(lc, results)
+			{
+				CxAutoResult *r = (CxAutoResult *) lfirst(lc);
+
+				if (strcmp(r->action, "withdrawn") == 0)
+					seen |= STEP_WITHDRAWN;
+				/* the one result of a table whose lock was not free */
+				if (!prune && r->column == NULL && strcmp(r->action, "skipped") == 0)
+					seen |= STEP_LOCKED;
+			}
 			AtEOXact_GUC(true, nest);
 			SetUserIdAndSecContext(save_userid, save_sec_context);
 		}
@@ -281,6 +337,7 @@ run_step(Oid relid, bool prune, MemoryContext cxt)
 	PG_END_TRY();
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(cxt);
+	return seen;
 }
 
 /*
@@ -294,11 +351,14 @@ one_pass(MemoryContext cxt, double *next_s)
 	DueTables	dt = {NIL, false, 0};
 	bool		installed;
 	bool		busy;
+	bool		worked = false;
+	int			seen;
 	ListCell   *lc;
 
 	SetCurrentStatementStartTimestamp();
 	StartTransactionCommand();
 	PushActiveSnapshot(GetTransactionSnapshot());
+	advertise_database_owner();
 	installed = cx_autodict_installed();
 	if (installed)
 	{
@@ -314,14 +374,30 @@ one_pass(MemoryContext cxt, double *next_s)
 		CHECK_FOR_INTERRUPTS();
 		if (cx_autodict_database_wanted())
 			proc_exit(0);
-		run_step(lfirst_oid(lc), true, cxt);
+		(void) run_step(lfirst_oid(lc), true, cxt);
 		CHECK_FOR_INTERRUPTS();
 		if (cx_autodict_database_wanted())
 			proc_exit(0);
-		run_step(lfirst_oid(lc), false, cxt);
+		seen = run_step(lfirst_oid(lc), false, cxt);
+		if (!(seen & STEP_LOCKED))
+			worked = true;
+		/* a withdrawn dictionary that no stored value names goes at once */
+		if (seen & STEP_WITHDRAWN)
+		{
+			CHECK_FOR_INTERRUPTS();
+			if (cx_autodict_database_wanted())
+				proc_exit(0);
+			(void) run_step(lfirst_oid(lc), true, cxt);
+		}
 	}
 	*next_s = dt.next_s;
-	busy = dt.due != NIL || dt.pending;
+	/*
+	 * Tables whose lock another session holds do not keep the worker: a
+	 * pass that found only those counts as quiet, so that a role holding a
+	 * lock on its own table cannot keep the worker resident; the next
+	 * write starts another.
+	 */
+	busy = worked || dt.pending;
 	list_free(dt.due);
 	/* what restores left: values to re-encode, dictionaries to train */
 	if (installed)
