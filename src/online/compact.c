@@ -72,6 +72,7 @@
 #include "utils/snapmgr.h"
 
 #include "am/am.h"
+#include "am/rewrite.h"
 #include "online/run.h"
 
 /* lazy vacuum's rule (vacuumlazy.c): it truncates at least this much */
@@ -766,6 +767,10 @@ compact_batch(OnlineRun *run, Compaction *c)
 	FreeAccessStrategy(strategy);
 	if (toast)
 		table_close(toast, NoLock);
+
+	/* compressx.debug_rewrite_delay: a batch in flight, holding its rows */
+	if (cx_debug_rewrite_delay_ms > 0)
+		cx_online_nap(cx_debug_rewrite_delay_ms);
 	cx_online_end_batch(&b);
 	cx_online_report(run, CX_ONLINE_PHASE_COMPACT);
 	return c->step == STEP_DONE;
@@ -791,7 +796,12 @@ compact_round(OnlineRun *run, int round)
 	wait_briefly_for_snapshots(run);
 	cx_online_commit(run);
 	while (!compact_batch(run, &c))
+	{
 		cx_online_commit(run);
+		/* compressx.debug_rewrite_delay: between two transactions too */
+		if (cx_debug_rewrite_delay_ms > 0)
+			cx_online_nap(cx_debug_rewrite_delay_ms);
+	}
 	cx_online_commit(run);
 	TimestampDifference(start, GetCurrentTimestamp(), &secs, &usecs);
 	ereport(DEBUG1,
