@@ -20,36 +20,46 @@
  * a brief wait for old snapshots (each transaction at most max_lock_wait),
  * then steps, in transactions as short as the passes' batches:
  *	  1. Survey the table: the room its versions not dead to everyone take,
- *		 page by page, and the room free once pruned.  Its cut: the first
- *		 block from which what lives fits in 85% of the free room before it.
+ *		 page by page, and the room free once pruned.  Its cut: the lowest
+ *		 block from which its versions fit in the free room before it,
+ *		 counted in rows, each a slot the size of the tail's largest row.
  *	  2. Prune the table's pages before the cut (heap_page_prune_opt, as any
- *		 reader does) and record their room in the free space map, and none
- *		 for the pages from the cut: nothing new goes there.  The pages from
- *		 the cut are not pruned: full, they keep no new version on them.
+ *		 reader does), measure their room again (the cut may rise) and
+ *		 record it in the free space map, and none for the pages from the
+ *		 cut: nothing new goes there.  The pages from the cut are not
+ *		 pruned: full, they keep no new version on them.
  *	  3. The same for the TOAST relation, its pages pruned as they are read.
- *		 Its cut counts chunks against slots (room for the largest chunk): a
- *		 chunk takes at most one slot of a page, so what moves fits.
+ *		 Its cut counts chunks against slots (room for the largest chunk),
+ *		 or bytes against each page's room less the largest chunk: either
+ *		 bound holds for chunks of any size, so what moves fits.
  *	  4. The TOAST values with a chunk from the cut (their last block), then
  *		 the rows holding them, in the order of that block, last first.
  *	  5. Each such row is copied (cx_move_locked_row), its values in the tail
  *		 saved again as stored (nothing decoded or encoded), the chunks going
- *		 where the free space map says, the old ones deleted as an UPDATE
+ *		 to the lowest pages with room, the old ones deleted as an UPDATE
  *		 deletes them; a row holding an inline value in compressx's own
  *		 format keeps its core TOAST values (heap's toaster must not shrink
- *		 such a row).
+ *		 such a row).  Rows of the table's tail are left to step 6.
  *	  6. The table's rows from its cut, from its end down, copied the same
- *		 way.  heap keeps a new version on its page when it fits: such a copy
- *		 is copied again in the same transaction (a HOT update, no index
- *		 entry), which fills the page until a copy goes elsewhere.
+ *		 way (their values in the TOAST tail saved again too), each only
+ *		 when the free space map offers a page before the cut.  heap keeps
+ *		 a new version on its page when it fits: the room of such a page is
+ *		 first filled by copies of the row in a subtransaction that is
+ *		 rolled back (fill_page), so that the one copy that counts leaves.
+ * Each row is copied at most once per call (issue 33, B9), rounds included.
  * A relation is left as it is when its cut would free less than VACUUM
  * truncates (a sixteenth of it and 1 000 pages: lazy vacuum's rule) or less
  * than 16 pages.  Moves stop when the room counted before a cut is used up,
- * or the relation grew (the free space map had no room after all): last
- * blocks first, so what stays is the lowest part of the tail.
+ * when a copy lands from the cut on (the relation grew), or at the first
+ * row of the tail that cannot move (a client holds it, this call moved it):
+ * last blocks first, so what stays is the lowest part of the tail, and
+ * nothing moved lies below a row that stays.
  *
  * Guarantees as the passes': each transaction holds ROW EXCLUSIVE taken
- * without queueing, locks rows without waiting (a row a client holds stays
- * where it is), runs as the table's owner, fires no trigger, is
+ * without queueing, is SERIALIZABLE (SSI sees the copies as UPDATEs),
+ * locks rows without waiting and as heap's non-key UPDATE does (a row a
+ * client holds stays where it is), runs as the table's owner, fires no
+ * trigger, is
  * cancellable, and a crash leaves each row in its old or new version
  * (they hold the same values).  A copy is an UPDATE to replication and
  * logical decoding, with index entries for the new version.  Nothing is
@@ -159,6 +169,7 @@ typedef struct Compaction
 								 * the cut not saved again yet take */
 	int64		hard_bytes;
 	MovedBy    *moved_by;		/* lives as long as the call */
+	OnlineRun  *run;
 	MemoryContext cxt;			/* lives as long as the compaction */
 } Compaction;
 
@@ -662,7 +673,7 @@ copy_stays(Relation rel, BlockNumber blk, Size len)
  * (false when a client's prune or change got in the way).
  */
 static bool
-fill_page(Batch *b, HeapTuple oldtup)
+fill_page(Batch *b, Compaction *c, HeapTuple oldtup)
 {
 	MemoryContext oldcxt = CurrentMemoryContext;
 	ResourceOwner oldowner = CurrentResourceOwner;
@@ -707,6 +718,8 @@ fill_page(Batch *b, HeapTuple oldtup)
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
+	/* an aborted subtransaction ends the backend's progress reporting */
+	cx_online_progress_restart(c->run);
 	return full;
 }
 
@@ -847,7 +860,7 @@ move_row(Batch *b, Compaction *c, ItemPointer tid, bool values)
 	/* where heap puts the copy: on its page when it fits, else by the map */
 	leaves = !copy_stays(b->rel, blk, oldtup->t_len);
 	if (!values && !leaves && front_has_room(b->rel, oldtup->t_len, front))
-		leaves = fill_page(b, oldtup);
+		leaves = fill_page(b, c, oldtup);
 	/* saving values again, the row would rather stay: room on its page? */
 	if (values && leaves)
 	{
@@ -1299,6 +1312,7 @@ compact_round(OnlineRun *run, int round, MovedBy *moved_by)
 								  ALLOCSET_DEFAULT_SIZES);
 	c.step = STEP_SURVEY_TABLE;
 	c.moved_by = moved_by;
+	c.run = run;
 	cx_online_report(run, CX_ONLINE_PHASE_COMPACT);
 	wait_briefly_for_snapshots(run);
 	cx_online_commit(run);
