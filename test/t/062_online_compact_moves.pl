@@ -135,6 +135,7 @@ $node->safe_psql('postgres', q{
 my $s = $node->background_psql('postgres', on_error_stop => 0);
 $s->query_safe("LOAD 'compressx'");
 $s->query_safe('SET compressx.debug_rewrite_delay = 500');
+$s->query_safe('SET client_min_messages = warning');
 $s->{stderr} = '';
 $s->query_until(qr/started/,
 	"\\echo started\nCALL compressx.recompress_online('shrinks', 'zstd', batch_rows => 200, max_lock_wait => '10s');\n");
