@@ -115,11 +115,14 @@ SELECT count(*) FILTER (WHERE a.ctid <> b.tid) AS rewritten,
        count(*) FILTER (WHERE a.doc IS DISTINCT FROM b.doc) AS differing
 FROM am_dj a JOIN am_dj_before b USING (id);
 SELECT stored_bytes < 0.7 * :dj_bytes AS shrank FROM compressx.column_stats('am_dj') WHERE column_name = 'doc';
--- a second call: every value names the column's dictionary already
+-- a second call: every value names the column's dictionary already (its
+-- compaction may still move rows the first call's moved once: each row
+-- moves at most once per call, so rows are not compared by ctid)
 DROP TABLE am_dj_before;
 CREATE TABLE am_dj_before AS SELECT id, ctid AS tid, doc FROM am_dj;
+SET client_min_messages = notice;
 CALL compressx.recompress_online('am_dj');
-SELECT count(*) FILTER (WHERE a.ctid <> b.tid) AS rewritten FROM am_dj a JOIN am_dj_before b USING (id);
+SET client_min_messages = warning;
 -- a new dictionary: every value again
 SELECT compressx.train_dictionary('am_dj', 'doc', 4096) > 0 AS trained;
 CALL compressx.recompress_online('am_dj', batch_rows => 500);

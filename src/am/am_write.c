@@ -894,7 +894,8 @@ plan_compresses(TupleDesc desc, const CxRowPlan *plan, const Datum *stored,
 
 /*
  * Online recompression (online/online.c): replace the stored row version
- * oldtup, which the caller has locked with LockTupleExclusive, by a version
+ * oldtup, which the caller has locked as heap_update() locks it for this
+ * change (cx_online_update_lock_mode), by a version
  * whose columns with reencode[i] are decoded and encoded afresh with
  * settings; every other column keeps its stored bytes.  This is an UPDATE
  * without the executor (no trigger fires) and without the reuse of equal
@@ -948,8 +949,8 @@ cx_reencode_locked_row(Relation rel, HeapTuple oldtup,
 
 /*
  * Online recompression's compaction (online/compact.c): replace the stored
- * row version oldtup, which the caller has locked with LockTupleExclusive,
- * by a copy of it, so that heap places the copy where the free space map
+ * row version oldtup, which the caller has locked as heap_update() locks
+ * it for this change (cx_online_update_lock_mode), by a copy of it, so that heap places the copy where the free space map
  * points, and the out-of-line values of the columns with resave[i] (resave
  * may be NULL) get new TOAST chunks, placed the same way: a compressx
  * reference's body is saved again as it is stored (not decoded), a value in

@@ -45,7 +45,8 @@ extern void cx_rewrite_copy(Relation OldHeap, Relation NewHeap,
 
 /*
  * GUC compressx.debug_rewrite_delay (ms, superuser-only test aid): rewrites
- * sleep this long per 64 tuples copied, online recompression once per batch.
+ * sleep this long per 64 tuples copied, online recompression once per batch
+ * (its compaction also between two of its transactions).
  */
 extern int	cx_debug_rewrite_delay_ms;
 

@@ -48,6 +48,8 @@
 
 #include "access/detoast.h"
 #include "access/toast_internals.h"
+#include "access/xact.h"
+#include "access/xlog.h"
 #include "citus/citus.h"
 #include "catalog/pg_am_d.h"
 #include "catalog/pg_inherits.h"
@@ -57,6 +59,7 @@
 #include "storage/freespace.h"
 #include "storage/procarray.h"
 #include "utils/lsyscache.h"
+#include "utils/snapmgr.h"
 
 #include "am/am.h"
 #include "am/rewrite.h"
@@ -144,6 +147,27 @@ cx_online_begin_batch(OnlineRun *run, Batch *b)
 	TargetColumn *targets;
 	int			ntargets;
 	int			natts;
+
+	/*
+	 * Serializable, before the transaction's first snapshot: each rewrite
+	 * or move is an UPDATE, and SSI sees a serializable transaction's
+	 * UPDATEs.  A client's SERIALIZABLE transaction that read a row's old
+	 * version, before or after this one replaced it, gets a read-write
+	 * conflict with this transaction (heap_update's check against its
+	 * predicate locks, or its own read of a version this one replaced),
+	 * and this one commits first; so a write skew through a moved row is
+	 * caught as without the move.  Not serializable, the moves broke that
+	 * chain: the reader's predicate lock stayed on the old version while
+	 * the next writer changed the new one, and both committed (issue 33,
+	 * B7).  This transaction reads the table through no scan that takes
+	 * predicate locks (only compressx's settings so), so it is hardly ever
+	 * the one SSI cancels: a 40001 here ends the call like any error, and
+	 * the next CALL resumes.
+	 */
+	if (!FirstSnapshotSet && !IsSubTransaction() && !RecoveryInProgress())
+		XactIsoLevel = XACT_SERIALIZABLE;
+	else if (!IsolationIsSerializable())
+		elog(ERROR, "recompress_online batch begun after a snapshot was taken");
 
 	b->batchcxt = AllocSetContextCreate(run->cxt, "recompress_online batch",
 										ALLOCSET_DEFAULT_SIZES);
@@ -479,14 +503,46 @@ reencode_heap_row(Batch *b, HeapTuple oldtup, CommandId cid, ItemPointer newtid,
 }
 
 /*
- * Lock the row version at tid with LockTupleExclusive (wait_policy), if it
- * is still one the batch's snapshot sees.  Returns heap_lock_tuple's
- * answer (TM_Deleted when the version is gone); on TM_Ok, *oldtup is a copy
- * of the locked version, in the current memory context.
+ * The tuple lock heap_update() takes for a new version of a row in which
+ * the columns marked in changed[] (may be NULL: none) get other stored
+ * bytes: LockTupleExclusive when one of them is a key column (one a unique
+ * index or a foreign key can reference, INDEX_ATTR_BITMAP_KEY), else
+ * LockTupleNoKeyExclusive.  A rewrite or a move taking the stronger lock
+ * for a non-key change would mark the old version HEAP_KEYS_UPDATED: a
+ * foreign key check of an older REPEATABLE READ transaction then fails
+ * (40001), and FOR KEY SHARE waits (issue 33, B8).
+ */
+LockTupleMode
+cx_online_update_lock_mode(Relation rel, const bool *changed)
+{
+	Bitmapset  *keys;
+	int			member = -1;
+	LockTupleMode mode = LockTupleNoKeyExclusive;
+
+	if (changed == NULL)
+		return mode;
+	keys = RelationGetIndexAttrBitmap(rel, INDEX_ATTR_BITMAP_KEY);
+	while ((member = bms_next_member(keys, member)) >= 0)
+	{
+		AttrNumber	attnum = member + FirstLowInvalidHeapAttributeNumber;
+
+		if (attnum > 0 && attnum <= RelationGetDescr(rel)->natts && changed[attnum - 1])
+			mode = LockTupleExclusive;
+	}
+	bms_free(keys);
+	return mode;
+}
+
+/*
+ * Lock the row version at tid with mode (wait_policy), if it is still one
+ * the batch's snapshot sees.  Returns heap_lock_tuple's answer (TM_Deleted
+ * when the version is gone); on TM_Ok, *oldtup is a copy of the locked
+ * version, in the current memory context.  Called again with a stronger
+ * mode for a version this transaction locked, it upgrades the lock.
  */
 TM_Result
 cx_online_lock_row(Batch *b, ItemPointer tid, LockWaitPolicy wait_policy,
-				   HeapTuple *oldtup)
+				   LockTupleMode mode, HeapTuple *oldtup)
 {
 	HeapTupleData locked;
 	Buffer		buf;
@@ -532,11 +588,12 @@ cx_online_lock_row(Batch *b, ItemPointer tid, LockWaitPolicy wait_policy,
 	}
 
 	/*
-	 * LockTupleExclusive, the mode heap_update() needs when a key column's
-	 * stored bytes change: then heap_update() finds the row locked by this
-	 * transaction alone and neither waits nor fails.
+	 * The mode heap_update() takes for the change the caller makes
+	 * (cx_online_update_lock_mode): then heap_update() finds the row locked
+	 * by this transaction, and by no client in a conflicting mode, and
+	 * neither waits nor fails.
 	 */
-	result = heap_lock_tuple(b->rel, &locked, cid, LockTupleExclusive, wait_policy,
+	result = heap_lock_tuple(b->rel, &locked, cid, mode, wait_policy,
 							 false, &buf, &tmfd);
 	ReleaseBuffer(pin);
 	if (result != TM_Ok)
@@ -594,21 +651,28 @@ rewrite_row(OnlineRun *run, Batch *b, ItemPointer tid, LockWaitPolicy wait_polic
 	ItemPointerData newtid;
 	CxUpdateIndexes update_indexes;
 
+	bool	   *reencode = palloc0(sizeof(bool) * Max(b->desc->natts, 1));
+
 	*rewritten = false;
-	result = cx_online_lock_row(b, tid, wait_policy, &oldtup);
+	result = cx_online_lock_row(b, tid, wait_policy, LockTupleNoKeyExclusive, &oldtup);
 	if (result != TM_Ok)
 		return result;
 
 	/* the version read before the lock may have been replaced meanwhile */
-	if (!scan_targets(b, oldtup, NULL, NULL))
+	if (!scan_targets(b, oldtup, reencode, NULL))
 		return TM_Ok;
+
+	/* a key column's stored bytes change: heap_update()'s stronger lock */
+	if (cx_online_update_lock_mode(b->rel, reencode) == LockTupleExclusive)
+	{
+		result = cx_online_lock_row(b, tid, wait_policy, LockTupleExclusive, &oldtup);
+		if (result != TM_Ok)
+			return result;
+	}
 
 	if (run->is_cx)
 	{
-		bool	   *reencode = palloc0(sizeof(bool) * Max(b->desc->natts, 1));
-
 		/* only the values in another method: the others keep their bytes */
-		(void) scan_targets(b, oldtup, reencode, NULL);
 		result = cx_reencode_locked_row(b->rel, oldtup, b->settings, reencode,
 										cid, &newtid, &update_indexes);
 		if (result == TM_Ok && !ItemPointerIsValid(&newtid))
@@ -977,6 +1041,8 @@ static void
 run_passes(OnlineRun *run)
 {
 	run->has_dicts = run->is_cx && cx_online_table_has_dictionaries(run->relid);
+	/* that read took a snapshot: each batch starts a transaction without one */
+	cx_online_commit(run);
 	for (;;)
 	{
 		BlockNumber blk = 0;
@@ -1087,13 +1153,17 @@ run_online(OnlineRun *run)
 		run_passes(run);
 
 		/*
-		 * The room the rewrite freed, given back (compact.c); on every call,
-		 * so that a call with nothing left to rewrite compacts (after a
-		 * cancel, or once the clients that held rows or old snapshots are
-		 * gone).
+		 * Every row is in the target now: the run is no longer one to
+		 * abandon (recompress_online_cleanup would put back the settings of
+		 * before over rewritten rows, should the compaction fail; issue 33,
+		 * B11).  Then the room the rewrite freed, given back (compact.c); on
+		 * every call, so that a call with nothing left to rewrite compacts
+		 * (after a cancel, or once the clients that held rows or old
+		 * snapshots are gone).
 		 */
-		cx_online_compact(run);
 		cx_online_forget_run(run->relid);
+		cx_online_commit(run);
+		cx_online_compact(run);
 		cx_online_commit(run);
 		return;
 	}
@@ -1119,8 +1189,9 @@ run_online(OnlineRun *run)
 		cx_online_commit(run);
 	}
 	/* as above; the table is a heap table now */
-	cx_online_compact(run);
 	cx_online_forget_run(run->relid);
+	cx_online_commit(run);
+	cx_online_compact(run);
 	cx_online_commit(run);
 }
 

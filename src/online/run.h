@@ -145,8 +145,10 @@ typedef struct Batch
 extern void cx_online_begin_batch(OnlineRun *run, Batch *b);
 extern void cx_online_end_batch(Batch *b);
 extern void cx_online_prune_range(Relation rel, BlockNumber from, BlockNumber to);
+extern LockTupleMode cx_online_update_lock_mode(Relation rel, const bool *changed);
 extern TM_Result cx_online_lock_row(Batch *b, ItemPointer tid,
-									LockWaitPolicy wait_policy, HeapTuple *oldtup);
+									LockWaitPolicy wait_policy, LockTupleMode mode,
+									HeapTuple *oldtup);
 extern void cx_online_index_new_version(Batch *b, ItemPointer newtid,
 										CxUpdateIndexes update_indexes);
 
