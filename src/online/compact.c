@@ -663,15 +663,40 @@ copy_stays(Relation rel, BlockNumber blk, Size len)
  * page whenever it fits there, and a row of a page with room could leave it
  * only by being copied again and again until the page is full (up to 185
  * UPDATEs of one row, issue 33 B9).  The room is filled instead by copies
- * of the row made in a subtransaction that is rolled back: their space
+ * of the row's size (filler tuples: the row's header, no attribute, zeroed
+ * data) inserted in a subtransaction that is rolled back: their space
  * stays taken until the page is pruned (this call does not prune the pages
  * from the cut), so the one copy that counts goes where the free space map
- * says.  A rolled back subtransaction's changes reach no logical decoding
- * output, no trigger fires, and each copy is a HOT update that writes no
- * index entry; the statistics count them as updates (n_tup_upd,
- * n_tup_hot_upd) and WAL holds them.  Returns whether the page is full now
+ * says.  Inserts, not UPDATEs of the row: the row is locked by this
+ * transaction, and an UPDATE of it in a subtransaction makes its xmax a
+ * multixact with that (then aborted) updater, which heap_update() of the
+ * real copy would take over as its temporary lock (an assertion failure on
+ * assert-enabled servers).  The fillers are never visible (their
+ * subtransaction aborted), write no index entry and no logical decoding
+ * record (HEAP_INSERT_NO_LOGICAL), fire no trigger; the statistics count
+ * them as inserts and WAL holds them.  Returns whether the page is full now
  * (false when a client's prune or change got in the way).
  */
+/*
+ * A tuple of tup's length that holds nothing: tup's header with no
+ * attribute (every column reads as NULL), no external value (so
+ * heap_insert() toasts nothing), zeroed data.
+ */
+static HeapTuple
+filler_tuple(HeapTuple tup)
+{
+	HeapTuple	f = (HeapTuple) palloc0(HEAPTUPLESIZE + tup->t_len);
+
+	f->t_len = tup->t_len;
+	f->t_tableOid = tup->t_tableOid;
+	ItemPointerSetInvalid(&f->t_self);
+	f->t_data = (HeapTupleHeader) ((char *) f + HEAPTUPLESIZE);
+	f->t_data->t_hoff = tup->t_data->t_hoff;
+	HeapTupleHeaderSetNatts(f->t_data, 0);
+	Assert(f->t_len >= f->t_data->t_hoff);
+	return f;
+}
+
 static bool
 fill_page(Batch *b, Compaction *c, HeapTuple oldtup)
 {
@@ -684,27 +709,22 @@ fill_page(Batch *b, Compaction *c, HeapTuple oldtup)
 	MemoryContextSwitchTo(oldcxt);
 	PG_TRY();
 	{
-		HeapTuple	cur = oldtup;
+		HeapTuple	filler = filler_tuple(oldtup);
+		CommandId	cid = GetCurrentCommandId(true);
 
 		for (int copies = 0; copies < MaxHeapTuplesPerPage; copies++)
 		{
-			ItemPointerData newtid;
-			CxUpdateIndexes update_indexes;
-
 			if (!copy_stays(b->rel, blk, oldtup->t_len))
 			{
 				full = true;
 				break;
 			}
-			if (cx_move_locked_row(b->rel, cur, NULL, GetCurrentCommandId(true),
-								   &newtid, &update_indexes) != TM_Ok ||
-				ItemPointerGetBlockNumber(&newtid) != blk)
-				break;
-			CommandCounterIncrement();
-			cur = cx_fetch_stored_tuple(b->rel, &newtid);
-			if (cur == NULL)
+			RelationSetTargetBlock(b->rel, blk);
+			heap_insert(b->rel, filler, cid, HEAP_INSERT_NO_LOGICAL, NULL);
+			if (ItemPointerGetBlockNumber(&filler->t_self) != blk)
 				break;
 		}
+		heap_freetuple(filler);
 		RollbackAndReleaseCurrentSubTransaction();
 		MemoryContextSwitchTo(oldcxt);
 		CurrentResourceOwner = oldowner;
