@@ -843,6 +843,29 @@ compressx_on_readability_change(PG_FUNCTION_ARGS)
 		elog(ERROR, "compressx_on_readability_change: not called by event trigger manager");
 	if (!cx_auto_worker)
 		PG_RETURN_VOID();
+	/*
+	 * Of ALTER TABLE, only what can make a table unreadable to its owner:
+	 * row-level security enabled or forced, another owner.  Any other
+	 * subcommand reads nothing (and takes no lock on compressx's tables:
+	 * core's alter_table test lists the locks ALTER TABLE .. CLUSTER ON
+	 * takes).
+	 */
+	if (IsA(((EventTriggerData *) fcinfo->context)->parsetree, AlterTableStmt))
+	{
+		AlterTableStmt *stmt = (AlterTableStmt *) ((EventTriggerData *) fcinfo->context)->parsetree;
+		bool		relevant = false;
+		ListCell   *lc;
+
+		foreach(lc, stmt->cmds)
+		{
+			AlterTableType t = castNode(AlterTableCmd, lfirst(lc))->subtype;
+
+			if (t == AT_EnableRowSecurity || t == AT_ForceRowSecurity || t == AT_ChangeOwner)
+				relevant = true;
+		}
+		if (!relevant)
+			PG_RETURN_VOID();
+	}
 	relids = cx_settings_exec_text("SELECT pg_catalog.string_agg(DISTINCT s.relid::pg_catalog.oid::pg_catalog.text, ' ') "
 								   "FROM compressx.column_settings s "
 								   "JOIN compressx.dictionaries d ON d.dict_id = s.dict_id "
