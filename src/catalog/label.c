@@ -464,6 +464,29 @@ label_hook(const ObjectAddress *object, const char *seclabel)
 			(void) cx_check_settings_column(relid, c.column);
 		if (seclabel != NULL)
 			cx_codec_check_storable(l.codec);
+		/*
+		 * Citus copies a table's labels to its shards and to the table on
+		 * each node (shard DDL, metadata sync).  A shard follows its table
+		 * on this node (settings.c), and Citus sends a distributed table's
+		 * settings and dictionaries itself (citus/citus.c, citus_push): the
+		 * label of a shard or of a distributed table is not applied (it
+		 * names a dictionary by key only, which would leave the column
+		 * waiting for a dictionary Citus sends by other means).
+		 */
+		if (cx_distribution != NULL && seclabel != NULL)
+		{
+			Relation	r = relation_open(relid, NoLock);
+			bool		isnew = r->rd_createSubid != InvalidSubTransactionId;
+			bool		dicts;
+
+			relation_close(r, NoLock);
+			if (OidIsValid(cx_distribution->shell_of(relid, isnew, &dicts)) ||
+				cx_distribution->is_distributed(relid))
+			{
+				error_context_stack = cb.previous;
+				return;
+			}
+		}
 		applying = true;
 		PG_TRY();
 		{

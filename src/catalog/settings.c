@@ -508,10 +508,15 @@ resolve_uncached(Relation rel, Oid relid, CxColumnSetting *out)
 			s->level = s->codec->default_level;
 		}
 		cs = find_setting(relid, is_partition, att->attnum, NameStr(att->attname), &from);
-		if (cs == NULL)
+		/*
+		 * A Citus shard follows its table's rows on this node; so does one
+		 * whose own row came from a label Citus copied while distributing
+		 * the table (it waits for a dictionary by key: label.c)
+		 */
+		if (cs == NULL || (cs->restore_pending && cs->dict_id == 0 && cx_distribution != NULL))
 		{
-			/* a Citus shard follows its table's rows on this node */
 			AttrNumber	shellatt;
+			CachedSetting *own = cs;
 
 			if (!shell_known)
 			{
@@ -529,6 +534,12 @@ resolve_uncached(Relation rel, Oid relid, CxColumnSetting *out)
 				cs = find_setting(shell, get_rel_relispartition(shell), shellatt,
 								  NameStr(att->attname), &from);
 				via_shell = true;
+			}
+			if (cs == NULL && own != NULL)
+			{
+				cs = own;
+				from = relid;
+				via_shell = false;
 			}
 		}
 		if (cs == NULL)

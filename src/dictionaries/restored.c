@@ -352,6 +352,7 @@ one_table(List *cols, MemoryContext cxt)
 	StringInfoData reencode;
 	double		wait = -1;
 	bool		has_pages;
+	bool		citus_managed = false;
 	ListCell   *lc;
 	OwnerSpent *spent;
 	TimestampTz started;
@@ -393,11 +394,31 @@ one_table(List *cols, MemoryContext cxt)
 		}
 		has_pages = RELKIND_HAS_STORAGE(rel->rd_rel->relkind) &&
 			RelationGetNumberOfBlocks(rel) > 0;
+		if (cx_distribution != NULL)
+		{
+			bool		dicts;
+
+			citus_managed = cx_distribution->is_distributed(relid) ||
+				OidIsValid(cx_distribution->shell_of(relid, false, &dicts));
+		}
 		relation_close(rel, AccessShareLock);
 	}
 	CommitTransactionCommand();
 	MemoryContextSwitchTo(cxt);
 
+	/*
+	 * Citus sends a distributed table's settings and dictionaries to every
+	 * node, and shards follow their table (label.c): nothing to wait for
+	 */
+	if (citus_managed)
+	{
+		run_own_transaction(psprintf("UPDATE compressx.column_settings "
+									 "SET restored_dict = NULL, restored_at = NULL "
+									 "WHERE relid OPERATOR(pg_catalog.=) %u::pg_catalog.oid::pg_catalog.regclass",
+									 relid),
+							false, InvalidOid, "leave a Citus table's column to Citus");
+		return -1;
+	}
 	initStringInfo(&reencode);
 	foreach(lc, cols)
 	{
