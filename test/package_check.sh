@@ -34,7 +34,7 @@ bad() { echo "FAILED: $*"; fail=1; }
 # pg_buildext and pg_virtualenv's postgresql-common).
 need=""
 for p in debhelper dpkg-dev postgresql-server-dev-all postgresql-$PG_MAJOR liblz4-dev libzstd-dev zip unzip python3-venv; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || need="$need $p"
+    [[ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" == *"ok installed"* ]] || need="$need $p"
 done
 if [ -n "$need" ]; then
     step "installing:$need"
@@ -153,10 +153,11 @@ else
 fi
 if [ -n "$deb" ]; then
     step "package: $(basename "$deb"), depends: $(dpkg-deb -f "$deb" Depends)"
+    dpkg-deb -c "$deb" | awk '{print $6}' | sed 's/^\.//' >"$work/contents"
     for f in "$($pgconfig --pkglibdir)/compressx.so" "$($pgconfig --pkglibdir)/compressx_decoders/pgoutput.so" \
              "$($pgconfig --sharedir)/extension/compressx--0.4.0--0.5.0.sql" \
              "/usr/share/doc/postgresql-$PG_MAJOR-compressx/README.md.gz"; do
-        dpkg-deb -c "$deb" | awk '{print $6}' | sed 's/^\.//' | grep -qx "$f" || bad "the package lacks $f"
+        grep -qx "$f" "$work/contents" || bad "the package lacks $f"
     done
     step "apt-get install ./$(basename "$deb")"
     if cx_sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$deb" >"$work/apt.log" 2>&1; then
@@ -171,7 +172,7 @@ if [ -n "$deb" ]; then
         step "apt-get purge postgresql-$PG_MAJOR-compressx"
         cx_sudo env DEBIAN_FRONTEND=noninteractive apt-get purge -y -q "postgresql-$PG_MAJOR-compressx" >>"$work/apt.log" 2>&1 ||
             bad "apt-get purge failed"
-        dpkg-query -W -f='${Status}' "postgresql-$PG_MAJOR-compressx" 2>/dev/null | grep -q "installed" &&
+        [[ "$(dpkg-query -W -f='${Status}' "postgresql-$PG_MAJOR-compressx" 2>/dev/null)" == *" installed"* ]] &&
             bad "the package is still installed"
         kept=0
         while read -r f; do
