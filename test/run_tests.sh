@@ -58,6 +58,15 @@
 #   debezium       Debezium 3.6.1's embedded engine: the documented set-up
 #                  and the recovery of a stuck connector
 #                  (test/debezium/run.sh)                        CX_SKIP_DEBEZIUM
+# On Debian's 15, last (it removes the suite's install of compressx from
+# Debian's 15 and puts it back at the end):
+#   package        the release archive (git archive) builds; META.json
+#                  passes PGXN's validator; `pgxn install` of the archive
+#                  and its uninstall; the Debian package
+#                  postgresql-15-compressx builds (debian/), installs with
+#                  apt-get into a 15 without compressx files, passes its own
+#                  tests (debian/tests) and purges without a trace
+#                  (test/package_check.sh)                       CX_SKIP_PACKAGE
 #
 # PGVERSIONS selects the majors whose parts run, among 15 16 17 18
 # (default: all four):
@@ -174,6 +183,8 @@ if [ "${CX_SKIP_DEBEZIUM:-}" != 1 ] && wants 15; then
         fi
     fi
 fi
+
+run_unit package CX_SKIP_PACKAGE 15 "the Debian package, PGXN's client and the release archive" package_check.sh
 
 if [ -n "$failures" ]; then
     echo "failed:$failures${work:+ (logs of the 15 suite in $work)}"
