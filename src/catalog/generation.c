@@ -156,6 +156,13 @@ cx_mark_settings_applied(Oid relid, const CxPendingSettings *pending, const Bitm
 					 2, types, values, nulls);
 }
 
+/*
+ * The NOTICE goes to the session that moved the table, which owns it (both
+ * moves check that first); it names the table, its columns and their
+ * codecs, as column_codecs shows them to whoever may read the table, and
+ * nothing derived from row data.  It reads the settings rows through SQL
+ * (no lock on the user's table beyond the move's own).
+ */
 void
 cx_notice_settings_left(Oid relid)
 {
