@@ -606,6 +606,12 @@ CREATE TABLE compressx.settings_applied (
     PRIMARY KEY (relid, attnum)
 ) USING heap;
 REVOKE ALL ON compressx.settings_applied FROM PUBLIC;
+-- rows name this server's tables by OID: a subscriber of a publication FOR
+-- ALL TABLES keeps its own, as for column_settings
+CREATE TRIGGER skip_replicated_rows BEFORE INSERT OR UPDATE OR DELETE
+    ON compressx.settings_applied FOR EACH ROW
+    EXECUTE FUNCTION compressx.skip_replicated_rows();
+ALTER TABLE compressx.settings_applied ENABLE REPLICA TRIGGER skip_replicated_rows;
 COMMENT ON TABLE compressx.settings_applied IS
 'the setting generation the last rewrite that covered every value of a column applied (recompress_table, a completed recompress_online, VACUUM FULL, CLUSTER, ALTER TABLE .. SET ACCESS METHOD compressx); not dumped: a restore encodes every value afresh';
 

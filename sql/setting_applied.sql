@@ -4,8 +4,8 @@
 SET client_min_messages = notice;
 \set VERBOSITY terse
 CREATE TABLE sa_docs (id integer PRIMARY KEY, body text) USING compressx;
-SELECT compressx.set_column_codec('sa_docs', 'body', 'zstd', 1);
--- ~4 kB of repetitive text per row: level 19 stores it smaller than level 1
+SELECT compressx.set_column_codec('sa_docs', 'body', 'zstd', 3);
+-- ~4 kB of repetitive text per row: level 19 stores it smaller than level 3
 INSERT INTO sa_docs
 SELECT i, string_agg(format('<p class="%s">entry %s of section %s: %s</p>',
                             (ARRAY['note', 'warn', 'tip', 'code'])[1 + (i * j) % 4],
@@ -15,7 +15,7 @@ FROM generate_series(1, 300) i, generate_series(1, 40) j GROUP BY i;
 SELECT table_name, column_name, level, status FROM compressx.column_codecs
 WHERE table_name = 'sa_docs';
 CREATE TABLE sa_bytes AS
-SELECT id, compressx.stored_size(tableoid, ctid, 'body') AS l1 FROM sa_docs;
+SELECT id, compressx.stored_size(tableoid, ctid, 'body') AS l3 FROM sa_docs;
 
 -- the README's task: a new level, then a rewrite with no codec
 SELECT compressx.set_column_codec('sa_docs', 'body', 'zstd', 19);
@@ -23,7 +23,7 @@ SELECT table_name, column_name, level, status FROM compressx.column_codecs
 WHERE table_name = 'sa_docs';
 SELECT column_name, values_rewritten = 300 AS all_rewritten, bytes_after < bytes_before AS smaller
 FROM compressx.recompress_table('sa_docs');
-SELECT count(*) FILTER (WHERE compressx.stored_size(d.tableoid, d.ctid, 'body') < b.l1) AS smaller_values
+SELECT count(*) FILTER (WHERE compressx.stored_size(d.tableoid, d.ctid, 'body') < b.l3) AS smaller_values
 FROM sa_docs d JOIN sa_bytes b USING (id);
 SELECT status FROM compressx.column_codecs WHERE table_name = 'sa_docs';
 -- a second call has nothing to do
@@ -32,11 +32,11 @@ ALTER TABLE sa_bytes ADD COLUMN l19 bigint;
 UPDATE sa_bytes b SET l19 = compressx.stored_size(d.tableoid, d.ctid, 'body')
 FROM sa_docs d WHERE d.id = b.id;
 
--- online, the same: back to level 1
-SELECT compressx.set_column_codec('sa_docs', 'body', 'zstd', 1);
+-- online, the same: back to level 3
+SELECT compressx.set_column_codec('sa_docs', 'body', 'zstd', 3);
 CALL compressx.recompress_online('sa_docs', columns => '{body}');
 SELECT count(*) FILTER (WHERE compressx.stored_size(d.tableoid, d.ctid, 'body') > b.l19) AS larger_values,
-       count(*) FILTER (WHERE compressx.stored_size(d.tableoid, d.ctid, 'body') = b.l1) AS as_level_1
+       count(*) FILTER (WHERE compressx.stored_size(d.tableoid, d.ctid, 'body') = b.l3) AS as_level_3
 FROM sa_docs d JOIN sa_bytes b USING (id);
 SELECT status FROM compressx.column_codecs WHERE table_name = 'sa_docs';
 CALL compressx.recompress_online('sa_docs', columns => '{body}');
@@ -48,7 +48,7 @@ FROM sa_docs d JOIN sa_bytes b USING (id);
 CALL compressx.recompress_online('sa_docs');
 
 -- VACUUM FULL applies the setting too, and says so
-SELECT compressx.set_column_codec('sa_docs', 'body', 'zstd', 1);
+SELECT compressx.set_column_codec('sa_docs', 'body', 'zstd', 3);
 SELECT status FROM compressx.column_codecs WHERE table_name = 'sa_docs';
 VACUUM FULL sa_docs;
 SELECT status FROM compressx.column_codecs WHERE table_name = 'sa_docs';
