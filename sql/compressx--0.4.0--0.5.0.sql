@@ -574,3 +574,109 @@ CREATE EVENT TRIGGER compressx_readability ON ddl_command_end
     WHEN TAG IN ('GRANT', 'REVOKE', 'ALTER TABLE', 'ALTER MATERIALIZED VIEW')
     EXECUTE FUNCTION compressx.on_readability_change();
 -- end of issue 33 A3
+-- ---------------------------------------------------------------------
+-- issue 34, item 2: a rewrite with no codec argument applies each column's
+-- setting as it is now, level and dictionary included.  The stored form of
+-- a value records its codec (and dictionary) but not its level, so each
+-- change of a column's codec, level or dictionary takes a new generation
+-- (from a sequence: numbers are never reused, whoever's table), and a
+-- rewrite that covered every value of the column records the generation it
+-- applied in compressx.settings_applied (src/catalog/generation.c).  A
+-- rewrite re-encodes the compressed values of a column whose applied
+-- generation is behind; column_codecs says which columns are.
+-- Who moves the counters: the generation only this trigger (every path
+-- that changes a setting writes column_settings, as its owner, after the
+-- table owner's check); settings_applied only compressx's rewrites, as the
+-- settings table's owner.  Neither table grants anything to PUBLIC.
+-- Neither holds anything derived from row data (numbers only).
+CREATE SEQUENCE compressx.settings_generation_seq;
+ALTER TABLE compressx.column_settings ADD COLUMN generation bigint NOT NULL DEFAULT 0;
+COMMENT ON COLUMN compressx.column_settings.generation IS
+'a number taken from compressx.settings_generation_seq whenever the column''s codec, level or dictionary changes (0: unchanged since before 0.5.0); a rewrite records the generation it applied in compressx.settings_applied';
+-- before 0.5.0 a rewrite re-encoded every value of a column with a
+-- dictionary: such columns stay pending until their next rewrite
+UPDATE compressx.column_settings
+SET generation = pg_catalog.nextval('compressx.settings_generation_seq'::pg_catalog.regclass)
+WHERE dict_id IS NOT NULL;
+
+CREATE TABLE compressx.settings_applied (
+    relid oid NOT NULL,
+    attnum smallint NOT NULL,
+    generation bigint NOT NULL,     -- the column_settings.generation applied
+    PRIMARY KEY (relid, attnum)
+) USING heap;
+REVOKE ALL ON compressx.settings_applied FROM PUBLIC;
+-- rows name this server's tables by OID: a subscriber of a publication FOR
+-- ALL TABLES keeps its own, as for column_settings
+CREATE TRIGGER skip_replicated_rows BEFORE INSERT OR UPDATE OR DELETE
+    ON compressx.settings_applied FOR EACH ROW
+    EXECUTE FUNCTION compressx.skip_replicated_rows();
+ALTER TABLE compressx.settings_applied ENABLE REPLICA TRIGGER skip_replicated_rows;
+COMMENT ON TABLE compressx.settings_applied IS
+'the setting generation the last rewrite that covered every value of a column applied (recompress_table, a completed recompress_online, VACUUM FULL, CLUSTER, ALTER TABLE .. SET ACCESS METHOD compressx); not dumped: a restore encodes every value afresh';
+
+CREATE FUNCTION compressx.settings_generation()
+RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF TG_OP OPERATOR(pg_catalog.=) 'INSERT'
+       OR (NEW.codec, NEW.level, NEW.dict_id) IS DISTINCT FROM (OLD.codec, OLD.level, OLD.dict_id) THEN
+        NEW.generation := pg_catalog.nextval('compressx.settings_generation_seq'::pg_catalog.regclass);
+        -- a table with no stored row (new, truncated, a partitioned parent,
+        -- a restore's table before its data): nothing to rewrite
+        IF pg_catalog.pg_relation_size(NEW.relid) OPERATOR(pg_catalog.=) 0 THEN
+            INSERT INTO compressx.settings_applied AS a (relid, attnum, generation)
+            VALUES (NEW.relid::pg_catalog.oid, NEW.attnum, NEW.generation)
+            ON CONFLICT (relid, attnum) DO UPDATE SET generation = EXCLUDED.generation;
+        END IF;
+    ELSE
+        NEW.generation := OLD.generation;
+    END IF;
+    RETURN NEW;
+END
+$$;
+
+-- after settings_fix_attnum (BEFORE triggers fire in name order)
+CREATE TRIGGER settings_generation
+BEFORE INSERT OR UPDATE ON compressx.column_settings
+FOR EACH ROW EXECUTE FUNCTION compressx.settings_generation();
+
+CREATE OR REPLACE VIEW compressx.column_codecs AS
+SELECT n.nspname AS schema_name,
+       c.relname AS table_name,
+       s.column_name,
+       am.amname AS access_method,
+       s.codec,
+       s.level,
+       s.min_size,
+       s.explicit,
+       s.dictionary,
+       CASE WHEN am.amname OPERATOR(pg_catalog.<>) 'compressx'::pg_catalog.name
+            THEN 'pending: applies after SET ACCESS METHOD compressx'
+            WHEN EXISTS (SELECT FROM compressx.column_settings cs
+                         LEFT JOIN compressx.settings_applied sa
+                           ON sa.relid OPERATOR(pg_catalog.=) cs.relid::pg_catalog.oid
+                          AND sa.attnum OPERATOR(pg_catalog.=) cs.attnum
+                         WHERE cs.relid::pg_catalog.oid OPERATOR(pg_catalog.=) c.oid
+                           AND cs.attname OPERATOR(pg_catalog.=) s.column_name
+                           AND cs.generation OPERATOR(pg_catalog.>) COALESCE(sa.generation, 0::pg_catalog.int8))
+            THEN 'setting changed since the last rewrite: run CALL compressx.recompress_online('
+                 OPERATOR(pg_catalog.||) pg_catalog.quote_literal(pg_catalog.format('%I.%I', n.nspname, c.relname))
+                 OPERATOR(pg_catalog.||) ')'
+            ELSE 'in effect'
+       END COLLATE pg_catalog."default" AS status
+FROM pg_catalog.pg_class c
+JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace
+JOIN pg_catalog.pg_am am ON am.oid OPERATOR(pg_catalog.=) c.relam
+CROSS JOIN LATERAL compressx.column_codec_settings(c.oid) s
+WHERE c.relkind OPERATOR(pg_catalog.=) ANY ('{r,m}'::pg_catalog."char"[])
+  AND (am.amname OPERATOR(pg_catalog.=) 'compressx'::pg_catalog.name
+       OR EXISTS (SELECT 1 FROM compressx.column_settings cs
+                  WHERE cs.relid::pg_catalog.oid OPERATOR(pg_catalog.=) c.oid))
+  AND pg_catalog.has_table_privilege(c.oid, 'SELECT');
+
+COMMENT ON VIEW compressx.column_codecs IS
+'codec, level and minimum size of each variable-length column of compressx tables you may read, and of tables with compressx settings (status: in effect; setting changed since the last rewrite, which a rewrite applies; or pending until the table uses the compressx access method)';
+-- end of issue 34, item 2

@@ -23,6 +23,7 @@
 #include "am/am.h"
 #include "am/rewrite.h"
 #include "am/slot.h"
+#include "catalog/generation.h"
 
 /* GUC compressx.debug_rewrite_delay: test aid, sleep per 64 tuples copied */
 int			cx_debug_rewrite_delay_ms = 0;
@@ -324,4 +325,6 @@ cx_relation_copy_for_cluster(Relation OldTable, Relation NewTable,
 					*xid_cutoff, *multi_cutoff, cluster_reform, settings,
 					num_tuples, tups_vacuumed, tups_recently_dead);
 	pfree(settings);
+	/* every row encoded afresh: the columns' settings are applied */
+	cx_mark_settings_applied(RelationGetRelid(OldTable), NULL, NULL);
 }

@@ -20,6 +20,7 @@
 #include "access/heapam.h"
 #include "access/table.h"
 #include "catalog/catalog.h"
+#include "commands/defrem.h"
 #include "catalog/namespace.h"
 #include "catalog/objectaccess.h"
 #include "catalog/pg_namespace.h"
@@ -34,6 +35,7 @@
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
 
+#include "catalog/generation.h"
 #include "catalog/relation.h"
 #include "catalog/settings.h"
 #include "catalog/dict_dropped.h"
@@ -55,6 +57,33 @@ cx_settings_cleanup_init(void)
 {
 	prev_object_access_hook = object_access_hook;
 	object_access_hook = cx_object_access;
+}
+
+/*
+ * ALTER TABLE .. SET ACCESS METHOD rewrote the table: to compressx, every
+ * row was encoded to its columns' settings as they are (recorded applied,
+ * catalog/generation.c); to heap, the settings stay behind, pending, and
+ * the user hears which and how to drop them (issue 34, item 7).  The ALTER
+ * held ACCESS EXCLUSIVE on the table, and still does.
+ */
+static void
+access_method_changed(AlterTableStmt *stmt)
+{
+	Oid			relid = RangeVarGetRelid(stmt->relation, NoLock, true);
+	HeapTuple	tup;
+	Oid			relam;
+
+	if (!OidIsValid(relid))
+		return;
+	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	if (!HeapTupleIsValid(tup))
+		return;
+	relam = ((Form_pg_class) GETSTRUCT(tup))->relam;
+	ReleaseSysCache(tup);
+	if (relam == get_am_oid("compressx", true))
+		cx_mark_settings_applied(relid, NULL, NULL);
+	else if (cx_has_settings_rows(relid))
+		cx_notice_settings_left(relid);
 }
 
 /*
@@ -91,6 +120,12 @@ compressx_on_ddl_end(PG_FUNCTION_ARGS)
 								 "WHERE a.attrelid = s.relid AND a.attnum = s.attnum "
 								 "AND NOT a.attisdropped AND a.attlen <> -1",
 								 0, NULL, NULL, NULL);
+				break;
+			}
+		foreach(lc, ((AlterTableStmt *) trigdata->parsetree)->cmds)
+			if (castNode(AlterTableCmd, lfirst(lc))->subtype == AT_SetAccessMethod)
+			{
+				access_method_changed((AlterTableStmt *) trigdata->parsetree);
 				break;
 			}
 		PG_RETURN_VOID();

@@ -63,6 +63,7 @@
 
 #include "am/am.h"
 #include "am/rewrite.h"
+#include "catalog/generation.h"
 #include "online/move.h"
 #include "online/runs.h"
 #include "storage/format.h"
@@ -202,6 +203,7 @@ cx_online_begin_batch(OnlineRun *run, Batch *b)
 	b->settings = NULL;
 	b->check_dicts = run->is_cx && run->has_dicts;
 	b->relevel_xid = run->is_cx ? run->relevel_xid : InvalidTransactionId;
+	b->relevel = palloc0(sizeof(bool) * Max(natts, 1));
 	if (run->is_cx)
 	{
 		b->settings = palloc(sizeof(CxColumnSetting) * Max(natts, 1));
@@ -212,6 +214,9 @@ cx_online_begin_batch(OnlineRun *run, Batch *b)
 		AttrNumber	attnum = get_attnum(run->relid, targets[t].name);
 
 		b->target[attnum - 1] = true;
+		/* a level named: every target; else those whose setting changed */
+		b->relevel[attnum - 1] = (run->req.codec != NULL && !run->req.level_isnull) ||
+			cx_setting_pending(run->settings_pending, attnum);
 		if (run->is_cx)
 			b->method[attnum - 1] = cx_stored_method_of_setting(&b->settings[attnum - 1]);
 		else
@@ -422,7 +427,8 @@ scan_targets(Batch *b, HeapTuple tuple, bool *reencode, int64 *bytes)
 			*bytes += sv.stored_bytes;
 		if (cx_value_needs_rewrite(&sv, b->method[i]) || plain_to_compress(b, i, &sv) ||
 			other_dictionary(b, i, &sv, d) ||
-			(older && sv.method == b->method[i] && sv.method != CX_STORED_NONE))
+			(older && b->relevel[i] && sv.method == b->method[i] &&
+			 sv.method != CX_STORED_NONE))
 		{
 			needs = true;
 			if (reencode)
@@ -1091,6 +1097,46 @@ run_passes(OnlineRun *run)
 	}
 }
 
+/*
+ * The columns of a compressx table whose setting changed since their last
+ * rewrite, as the run begins (after its own change of the setting, if any),
+ * in the run's memory: the passes re-encode their values and the end of
+ * the run records those settings applied.
+ */
+static void
+read_pending_settings(OnlineRun *run)
+{
+	MemoryContext oldcxt = MemoryContextSwitchTo(run->cxt);
+
+	run->settings_pending = run->is_cx ? cx_pending_settings(run->relid) : NULL;
+	MemoryContextSwitchTo(oldcxt);
+}
+
+/* The target columns' numbers (NULL: every compressible column is one). */
+static Bitmapset *
+target_attnums(OnlineRun *run)
+{
+	Datum	   *names;
+	bool	   *nulls;
+	int			n;
+	Bitmapset  *attnums = NULL;
+
+	if (run->columns == NULL)
+		return NULL;
+	deconstruct_array(run->columns, NAMEOID, NAMEDATALEN, false, TYPALIGN_CHAR,
+					  &names, &nulls, &n);
+	for (int i = 0; i < n; i++)
+	{
+		AttrNumber	attnum = nulls[i] ? InvalidAttrNumber :
+			get_attnum(run->relid, NameStr(*DatumGetName(names[i])));
+
+		if (attnum > 0)
+			attnums = bms_add_member(attnums, attnum);
+	}
+	/* none left (all dropped meanwhile): an empty set, not "every column" */
+	return attnums ? attnums : bms_make_singleton(0);
+}
+
 /* One table (a partition of a partitioned one): checks, target, passes. */
 static void
 run_online(OnlineRun *run)
@@ -1148,9 +1194,19 @@ run_online(OnlineRun *run)
 	{
 		set_target(run);
 		cx_online_commit(run);
+		read_pending_settings(run);
 		cx_online_start_relevel(run);
 		cx_online_commit(run);
 		run_passes(run);
+
+		/*
+		 * Every value of the targets is as the settings the run began with
+		 * say: recorded applied, except for a column whose setting changed
+		 * since (catalog/generation.c).
+		 */
+		if (run->is_cx && run->settings_pending)
+			cx_mark_settings_applied(run->relid, run->settings_pending,
+									 target_attnums(run));
 
 		/*
 		 * Every row is in the target now: the run is no longer one to
@@ -1190,6 +1246,8 @@ run_online(OnlineRun *run)
 	}
 	/* as above; the table is a heap table now */
 	cx_online_forget_run(run->relid);
+	/* the settings it keeps, pending: said, with how to drop them */
+	cx_notice_settings_left(run->relid);
 	cx_online_commit(run);
 	cx_online_compact(run);
 	cx_online_commit(run);

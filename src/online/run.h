@@ -103,9 +103,16 @@ typedef struct OnlineRun
 	int			maxheld;
 	bool		pass_changed;
 	bool		has_dicts;		/* compressx: dictionaries serve the table */
-	TransactionId relevel_xid;	/* compressx, a level named: values in the
-								 * target codec of row versions written by
-								 * older transactions are re-encoded */
+	TransactionId relevel_xid;	/* compressx, a level named, or a column's
+								 * setting changed since its last rewrite:
+								 * values in the target codec of row versions
+								 * written by older transactions are
+								 * re-encoded */
+	struct CxPendingSettings *settings_pending;	/* compressx: the columns
+												 * whose setting changed
+												 * since their last rewrite,
+												 * as the run began
+												 * (catalog/generation.h) */
 	int64		pending;		/* moving to heap: compressx values in row
 								 * versions the pass could not rewrite */
 	Snapshot	waited;			/* moving to heap: taken as the last wait for
@@ -129,6 +136,7 @@ typedef struct Batch
 	CxColumnSetting *settings;	/* compressx: the columns' settings */
 	bool		check_dicts;	/* compressx: compare values' dictionaries */
 	TransactionId relevel_xid;	/* see OnlineRun */
+	bool	   *relevel;		/* attno-1: relevel_xid applies to the column */
 	Snapshot	snapshot;
 	TransactionId horizon;		/* moving to heap: older versions are dead */
 	EState	   *estate;

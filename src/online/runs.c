@@ -92,7 +92,22 @@ cx_online_start_relevel(OnlineRun *run)
 	FullTransactionId next;
 
 	run->relevel_xid = InvalidTransactionId;
-	if (!run->is_cx || run->req.codec == NULL || run->req.level_isnull ||
+	if (!run->is_cx)
+		return;
+
+	/*
+	 * No level named, but a column's setting changed since its last rewrite
+	 * (catalog/generation.c): the same, from an epoch of this call's own (a
+	 * resumed call re-encodes what an interrupted one did: its epoch could
+	 * predate a later change of the setting).
+	 */
+	if ((run->req.codec == NULL || run->req.level_isnull) && run->settings_pending)
+	{
+		cx_online_wait_for_writers(run);
+		run->relevel_xid = XidFromFullTransactionId(ReadNextFullTransactionId());
+		return;
+	}
+	if (run->req.codec == NULL || run->req.level_isnull ||
 		!OidIsValid(cx_extension_table_oid("online_runs")))
 		return;
 	cx_online_wait_for_writers(run);

@@ -7,7 +7,10 @@
  * is copied into the new heap, every compressed value of a target column
  * whose method differs from the target is decompressed and compressed
  * again with the target method.  Values already in the target method, and
- * uncompressed values, are copied as they are.
+ * uncompressed values, are copied as they are, except on compressx tables
+ * the compressed values of a column whose setting (level, dictionary)
+ * changed since its last rewrite (catalog/generation.c): those are encoded
+ * again, and the rewrite records the setting applied.
  *
  * Steps, per table (each leaf partition of a partitioned table, all in the
  * caller's transaction):
@@ -55,6 +58,7 @@
 #include "storage/format.h"
 #include "am/am.h"
 #include "am/rewrite.h"
+#include "catalog/generation.h"
 #include "sql/progress.h"
 #include "sql/recompress.h"
 #include "citus/citus.h"
@@ -77,7 +81,10 @@ typedef struct LeafState
 	bool	   *isnull;
 	int64		needs_rewrite;	/* values whose method is not the target */
 	int64		rewritten;		/* values re-encoded so far (progress) */
-	bool		force;			/* compressx with a level or a dictionary: rewrite every value */
+	bool		force;			/* compressx with a level named: rewrite every value */
+	bool	   *pending;		/* attno-1: compressx, the column's setting
+								 * changed since its last rewrite: its
+								 * compressed values are re-encoded */
 	bool		rewritten_table;	/* size_visitor: reading the rewritten table */
 	CxColumnSetting *settings;	/* compressx leaves: settings after the change */
 	int			toast_target;	/* heap leaves: rows larger are compressed */
@@ -156,7 +163,8 @@ size_visitor(HeapTuple tuple, void *arg)
 			tc->bytes_after += sv.stored_bytes;
 			continue;
 		}
-		if (st->force || cx_value_needs_rewrite(&sv, tc->target))
+		if (st->force || cx_value_needs_rewrite(&sv, tc->target) ||
+			(st->pending && st->pending[i] && sv.method != CX_STORED_NONE))
 			st->needs_rewrite++;
 		tc->bytes_before += sv.stored_bytes;
 	}
@@ -343,6 +351,8 @@ recompress_leaf_as_owner(Relation rel, TargetColumn *targets, int ntargets, int 
 	HeapTuple	reltup;
 	Relation	relRelation;
 	Form_pg_class relform;
+	CxPendingSettings *pending = NULL;
+	Bitmapset  *targeted = NULL;
 
 	pgstat_progress_start_command(CX_PROGRESS_COMMAND, relid);
 	{
@@ -407,10 +417,25 @@ recompress_leaf_as_owner(Relation rel, TargetColumn *targets, int ntargets, int 
 			if (st.byattno[i])
 				st.byattno[i]->target = cx_stored_method_of_setting(&st.settings[i]);
 		st.force = req->codec != NULL && !req->level_isnull;
-		/* stored forms do not tell which dictionary a value has: rewrite */
+
+		/*
+		 * Stored forms tell neither the level nor (without reading TOAST
+		 * data, which the look below cannot) the dictionary of a value: a
+		 * column whose setting changed since its last rewrite has every
+		 * compressed value re-encoded (catalog/generation.c).  Before
+		 * 0.5.0's schema, every value of a column with a dictionary.
+		 */
+		pending = cx_pending_settings(relid);
+		st.pending = palloc0(sizeof(bool) * Max(tupdesc->natts, 1));
 		for (int i = 0; i < tupdesc->natts; i++)
-			if (st.byattno[i] && st.settings[i].dict_id != 0)
-				st.force = true;
+			if (st.byattno[i])
+			{
+				st.pending[i] = cx_setting_pending(pending, i + 1);
+				if (pending == NULL && st.settings[i].dict_id != 0 &&
+					!OidIsValid(cx_extension_table_oid("settings_applied")))
+					st.force = true;
+				targeted = bms_add_member(targeted, i + 1);
+			}
 	}
 
 	/*
@@ -438,6 +463,9 @@ recompress_leaf_as_owner(Relation rel, TargetColumn *targets, int ntargets, int 
 		/* nothing changes: this leaf's stored sizes stay */
 		for (int t = 0; t < ntargets; t++)
 			targets[t].bytes_after += targets[t].bytes_before - before_leaf[t];
+		/* the target columns' values are as their settings say */
+		if (is_cx && pending)
+			cx_mark_settings_applied(relid, pending, targeted);
 		table_close(rel, NoLock);
 		pgstat_progress_end_command();
 		return;
@@ -511,6 +539,10 @@ recompress_leaf_as_owner(Relation rel, TargetColumn *targets, int ntargets, int 
 	st.rewritten_table = true;
 	visit_as_of_now(rel, &st);
 	table_close(rel, NoLock);
+
+	/* every row was encoded afresh to its columns' settings */
+	if (is_cx)
+		cx_mark_settings_applied(relid, pending, NULL);
 
 	pgstat_progress_end_command();
 }
