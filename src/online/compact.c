@@ -157,6 +157,8 @@ typedef struct Compaction
 	BlockNumber fill;			/* STEP_MOVE_VALUES and STEP_MOVE_ROWS: the
 								 * lowest TOAST block that may have room */
 	BlockNumber end;			/* STEP_MOVE_ROWS: the table's end then */
+	BlockNumber table_fill;		/* STEP_MOVE_ROWS: the lowest table block
+								 * that may have room for a row */
 	Survey		table;
 	Survey		toast;
 	HTAB	   *tail_values;
@@ -762,6 +764,43 @@ front_has_room(Relation rel, Size len, BlockNumber limit)
 	return blk != InvalidBlockNumber && blk < limit;
 }
 
+/*
+ * Point the table's target block (the page heap_update() tries first for a
+ * new version that leaves its page) at the lowest block before limit with
+ * room for a version of len bytes and the fillfactor reserve, as
+ * target_lowest_room() does for the TOAST relation: the copies fill the
+ * front from its start.  The free space map alone is not asked: its entries
+ * for pages the passes filled are stale, and a page of the tail a reader
+ * pruned meanwhile is offered too, so a copy went back into the tail and
+ * the moves stopped there, leaving one row on each of a thousand pages
+ * (issue 34, item 4).  Returns false when no block before limit has that
+ * room.
+ */
+static bool
+target_table_room(Relation rel, Compaction *c, Size len, BlockNumber limit)
+{
+	Size		reserve = RelationGetTargetPageFreeSpace(rel, HEAP_DEFAULT_FILLFACTOR);
+	Size		need = MAXALIGN(len) + reserve;
+
+	limit = Min(limit, RelationGetNumberOfBlocks(rel));
+	for (; c->table_fill < limit; c->table_fill++)
+	{
+		Buffer		buf;
+		Size		avail;
+
+		buf = ReadBuffer(rel, c->table_fill);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		avail = PageIsNew(BufferGetPage(buf)) ? 0 : PageGetHeapFreeSpace(BufferGetPage(buf));
+		UnlockReleaseBuffer(buf);
+		if (avail >= need)
+		{
+			RelationSetTargetBlock(rel, c->table_fill);
+			return true;
+		}
+	}
+	return false;
+}
+
 /* Record the room left on block blk (a copy went there) in the map. */
 static void
 record_room(Relation rel, BlockNumber blk)
@@ -879,20 +918,34 @@ move_row(Batch *b, Compaction *c, ItemPointer tid, bool values)
 
 	/* where heap puts the copy: on its page when it fits, else by the map */
 	leaves = !copy_stays(b->rel, blk, oldtup->t_len);
-	if (!values && !leaves && front_has_room(b->rel, oldtup->t_len, front))
-		leaves = fill_page(b, c, oldtup);
-	/* saving values again, the row would rather stay: room on its page? */
-	if (values && leaves)
+	if (!values)
 	{
-		cx_online_prune_range(b->rel, blk, blk + 1);
-		leaves = !copy_stays(b->rel, blk, oldtup->t_len);
-	}
-	if ((!values && !leaves) ||
-		(leaves && (c->table.full || !front_has_room(b->rel, oldtup->t_len, front))))
-	{
-		if (!values)
+		/* a row of the tail: to the lowest page before the cut with room */
+		if (c->table.full || !target_table_room(b->rel, c, oldtup->t_len, front))
+		{
 			c->table.full = true;
-		return false;
+			return false;
+		}
+		if (!leaves)
+			leaves = fill_page(b, c, oldtup);
+		if (!leaves)
+		{
+			c->table.full = true;
+			return false;
+		}
+		/* fill_page() pointed the target block at the row's own page */
+		RelationSetTargetBlock(b->rel, c->table_fill);
+	}
+	else
+	{
+		/* saving values again, the row would rather stay: room on its page? */
+		if (leaves)
+		{
+			cx_online_prune_range(b->rel, blk, blk + 1);
+			leaves = !copy_stays(b->rel, blk, oldtup->t_len);
+		}
+		if (leaves && (c->table.full || !front_has_room(b->rel, oldtup->t_len, front)))
+			return false;
 	}
 
 	result = cx_move_locked_row(b->rel, oldtup, resave, GetCurrentCommandId(true),
