@@ -79,11 +79,14 @@
 #include "storage/freespace.h"
 #include "storage/procarray.h"
 #include "utils/hsearch.h"
+#include "utils/lsyscache.h"
+#include "utils/syscache.h"
 #include "utils/snapmgr.h"
 
 #include "am/am.h"
 #include "am/rewrite.h"
 #include "online/run.h"
+#include "sql/followup.h"
 
 /* lazy vacuum's rule (vacuumlazy.c): it truncates at least this much */
 #define CX_TRUNCATE_MINIMUM		1000
@@ -1408,6 +1411,46 @@ compact_round(OnlineRun *run, int round, MovedBy *moved_by)
 }
 
 /*
+ * What the call leaves on the table it just did (run->relid) to statements
+ * it cannot run (issue 34, item 4), added to run->followup.  Its new row
+ * versions (rows rewritten since the last table ended, rows the compaction
+ * copied) left old versions that VACUUM frees, and an end that VACUUM
+ * truncates: VACUUM is listed when there is one.  Each new version that
+ * left its page got an entry in every index, and a B-tree gives the room
+ * of the replaced entries back only when rebuilt (the events of the issue:
+ * indexes of 12 MB against 4.4 MB after the offline rewrite): REINDEX INDEX
+ * CONCURRENTLY of each index when the new versions are at least a
+ * sixteenth of the rows (lazy vacuum's share, the compaction's rule).
+ * Runs in the transaction the caller opened last, as the caller.
+ */
+static void
+note_followup(OnlineRun *run, int64 moved)
+{
+	int64		versions = run->rows_rewritten - run->followup_rewritten + moved;
+	int64		rows = run->rows_checked - run->followup_checked;
+	HeapTuple	tup;
+	MemoryContext oldcxt;
+
+	run->followup_rewritten = run->rows_rewritten;
+	run->followup_checked = run->rows_checked;
+	if (versions <= 0)
+		return;
+	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(run->relid));
+	if (!HeapTupleIsValid(tup))
+		return;					/* dropped meanwhile */
+	if (((Form_pg_class) GETSTRUCT(tup))->reltuples >= 0)
+		rows = (int64) ((Form_pg_class) GETSTRUCT(tup))->reltuples;
+	ReleaseSysCache(tup);
+	oldcxt = MemoryContextSwitchTo(run->cxt);
+	if (run->followup == NULL)
+		run->followup = makeStringInfo();
+	cx_followup_statements(run->relid, versions * CX_TRUNCATE_FRACTION >= rows,
+						   run->followup);
+	MemoryContextSwitchTo(oldcxt);
+	run->followup_versions += versions;
+}
+
+/*
  * Compact the table the run is on (run->relid), each step a transaction of
  * its own.  The cut of a round is conservative (what moves must fit before
  * it); what the first round moved leaves the front denser, so a second
@@ -1418,13 +1461,38 @@ void
 cx_online_compact(OnlineRun *run)
 {
 	MovedBy		moved_by = {0};
+	int64		moved = 0;
 
 	moved_by.cxt = run->cxt;
 	for (int round = 1; round <= 3; round++)
 	{
-		if (compact_round(run, round, &moved_by) == 0)
+		int64		n = compact_round(run, round, &moved_by);
+
+		moved += n;
+		if (n == 0)
 			break;
 	}
 	if (moved_by.xids)
 		pfree(moved_by.xids);
+	note_followup(run, moved);
+}
+
+/*
+ * The statements recompress_online cannot run and that finish its work
+ * (sql/followup.c), in a NOTICE at the end of the call: the caller runs
+ * them, or copies them from the NOTICE.  Who reads it: the caller, names
+ * only.  Nothing here waits for a lock.
+ */
+void
+cx_online_followup_notice(OnlineRun *run)
+{
+	if (run->followup == NULL || run->followup->len == 0)
+		return;
+	ereport(NOTICE,
+			(errmsg("recompress_online of \"%s\" leaves room that only statements run after it give back",
+					get_rel_name(run->top_relid) ? get_rel_name(run->top_relid) : run->relname),
+			 errdetail("The call wrote %lld new row versions: VACUUM frees the old ones and truncates the end the compaction emptied, and REINDEX CONCURRENTLY gives back the room of the index entries they replaced. Neither runs inside a procedure.",
+					   (long long) run->followup_versions),
+			 errhint("Run these statements, each outside a transaction block:%s",
+					 run->followup->data)));
 }
