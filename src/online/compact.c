@@ -1447,7 +1447,6 @@ note_followup(OnlineRun *run, int64 moved)
 	cx_followup_statements(run->relid, versions * CX_TRUNCATE_FRACTION >= rows,
 						   run->followup);
 	MemoryContextSwitchTo(oldcxt);
-	run->followup_versions += versions;
 }
 
 /*
@@ -1491,8 +1490,7 @@ cx_online_followup_notice(OnlineRun *run)
 	ereport(NOTICE,
 			(errmsg("recompress_online of \"%s\" leaves room that only statements run after it give back",
 					get_rel_name(run->top_relid) ? get_rel_name(run->top_relid) : run->relname),
-			 errdetail("The call wrote %lld new row versions: VACUUM frees the old ones and truncates the end the compaction emptied, and REINDEX CONCURRENTLY gives back the room of the index entries they replaced. Neither runs inside a procedure.",
-					   (long long) run->followup_versions),
+			 errdetail("The rows it rewrote or moved have new versions: VACUUM frees the old ones and truncates the end the compaction emptied, and REINDEX CONCURRENTLY gives back the room of the index entries they replaced. Neither runs inside a procedure."),
 			 errhint("Run these statements, each outside a transaction block:%s",
 					 run->followup->data)));
 }

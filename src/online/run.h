@@ -118,7 +118,6 @@ typedef struct OnlineRun
 	/* compact.c: what the call leaves to VACUUM and REINDEX (issue 34) */
 	int64		followup_rewritten; /* rows_rewritten when the last table ended */
 	int64		followup_checked;	/* rows_checked, then */
-	int64		followup_versions;	/* new versions of the tables listed */
 	StringInfo	followup;		/* the statements, in cxt; NULL: none */
 	MemoryContext cxt;			/* lives as long as the call */
 } OnlineRun;
