@@ -22,6 +22,7 @@ OBJS = \
 	src/citus/citus.o \
 	src/citus/fanout.o \
 	src/sql/advise.o \
+	src/sql/followup.o \
 	src/sql/frame.o \
 	src/sql/inspect.o \
 	src/sql/progress.o \

@@ -52,7 +52,8 @@ FROM compressx.advise('adv', 500, 0) WHERE recommended ORDER BY 1;
 SELECT column_name,
        apply LIKE 'SELECT compressx.set_column_codec(''public.adv_cx'', ''doc'', ''' || codec || '''%' AS sets_codec,
        apply NOT LIKE '%access_method%' AS no_move,
-       apply LIKE '%CALL compressx.recompress_online(''public.adv_cx'', columns => ARRAY[''doc'']::name[]);' AS rewrites_column
+       apply LIKE '%CALL compressx.recompress_online(''public.adv_cx'', columns => ARRAY[''doc'']::name[]);'
+                  || E'\nVACUUM public.adv_cx;%' AS rewrites_column
 FROM compressx.advise('adv_cx', 500, 0) WHERE recommended ORDER BY 1;
 -- values too short to save anything: leave as is, and a small sample says so
 CREATE TABLE adv_tiny (code text);

@@ -79,11 +79,14 @@
 #include "storage/freespace.h"
 #include "storage/procarray.h"
 #include "utils/hsearch.h"
+#include "utils/lsyscache.h"
+#include "utils/syscache.h"
 #include "utils/snapmgr.h"
 
 #include "am/am.h"
 #include "am/rewrite.h"
 #include "online/run.h"
+#include "sql/followup.h"
 
 /* lazy vacuum's rule (vacuumlazy.c): it truncates at least this much */
 #define CX_TRUNCATE_MINIMUM		1000
@@ -157,6 +160,8 @@ typedef struct Compaction
 	BlockNumber fill;			/* STEP_MOVE_VALUES and STEP_MOVE_ROWS: the
 								 * lowest TOAST block that may have room */
 	BlockNumber end;			/* STEP_MOVE_ROWS: the table's end then */
+	BlockNumber table_fill;		/* STEP_MOVE_ROWS: the lowest table block
+								 * that may have room for a row */
 	Survey		table;
 	Survey		toast;
 	HTAB	   *tail_values;
@@ -762,6 +767,43 @@ front_has_room(Relation rel, Size len, BlockNumber limit)
 	return blk != InvalidBlockNumber && blk < limit;
 }
 
+/*
+ * Point the table's target block (the page heap_update() tries first for a
+ * new version that leaves its page) at the lowest block before limit with
+ * room for a version of len bytes and the fillfactor reserve, as
+ * target_lowest_room() does for the TOAST relation: the copies fill the
+ * front from its start.  The free space map alone is not asked: its entries
+ * for pages the passes filled are stale, and a page of the tail a reader
+ * pruned meanwhile is offered too, so a copy went back into the tail and
+ * the moves stopped there, leaving one row on each of a thousand pages
+ * (issue 34, item 4).  Returns false when no block before limit has that
+ * room.
+ */
+static bool
+target_table_room(Relation rel, Compaction *c, Size len, BlockNumber limit)
+{
+	Size		reserve = RelationGetTargetPageFreeSpace(rel, HEAP_DEFAULT_FILLFACTOR);
+	Size		need = MAXALIGN(len) + reserve;
+
+	limit = Min(limit, RelationGetNumberOfBlocks(rel));
+	for (; c->table_fill < limit; c->table_fill++)
+	{
+		Buffer		buf;
+		Size		avail;
+
+		buf = ReadBuffer(rel, c->table_fill);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		avail = PageIsNew(BufferGetPage(buf)) ? 0 : PageGetHeapFreeSpace(BufferGetPage(buf));
+		UnlockReleaseBuffer(buf);
+		if (avail >= need)
+		{
+			RelationSetTargetBlock(rel, c->table_fill);
+			return true;
+		}
+	}
+	return false;
+}
+
 /* Record the room left on block blk (a copy went there) in the map. */
 static void
 record_room(Relation rel, BlockNumber blk)
@@ -879,20 +921,34 @@ move_row(Batch *b, Compaction *c, ItemPointer tid, bool values)
 
 	/* where heap puts the copy: on its page when it fits, else by the map */
 	leaves = !copy_stays(b->rel, blk, oldtup->t_len);
-	if (!values && !leaves && front_has_room(b->rel, oldtup->t_len, front))
-		leaves = fill_page(b, c, oldtup);
-	/* saving values again, the row would rather stay: room on its page? */
-	if (values && leaves)
+	if (!values)
 	{
-		cx_online_prune_range(b->rel, blk, blk + 1);
-		leaves = !copy_stays(b->rel, blk, oldtup->t_len);
-	}
-	if ((!values && !leaves) ||
-		(leaves && (c->table.full || !front_has_room(b->rel, oldtup->t_len, front))))
-	{
-		if (!values)
+		/* a row of the tail: to the lowest page before the cut with room */
+		if (c->table.full || !target_table_room(b->rel, c, oldtup->t_len, front))
+		{
 			c->table.full = true;
-		return false;
+			return false;
+		}
+		if (!leaves)
+			leaves = fill_page(b, c, oldtup);
+		if (!leaves)
+		{
+			c->table.full = true;
+			return false;
+		}
+		/* fill_page() pointed the target block at the row's own page */
+		RelationSetTargetBlock(b->rel, c->table_fill);
+	}
+	else
+	{
+		/* saving values again, the row would rather stay: room on its page? */
+		if (leaves)
+		{
+			cx_online_prune_range(b->rel, blk, blk + 1);
+			leaves = !copy_stays(b->rel, blk, oldtup->t_len);
+		}
+		if (leaves && (c->table.full || !front_has_room(b->rel, oldtup->t_len, front)))
+			return false;
 	}
 
 	result = cx_move_locked_row(b->rel, oldtup, resave, GetCurrentCommandId(true),
@@ -1355,6 +1411,45 @@ compact_round(OnlineRun *run, int round, MovedBy *moved_by)
 }
 
 /*
+ * What the call leaves on the table it just did (run->relid) to statements
+ * it cannot run (issue 34, item 4), added to run->followup.  Its new row
+ * versions (rows rewritten since the last table ended, rows the compaction
+ * copied) left old versions that VACUUM frees, and an end that VACUUM
+ * truncates: VACUUM is listed when there is one.  Each new version that
+ * left its page got an entry in every index, and a B-tree gives the room
+ * of the replaced entries back only when rebuilt (the events of the issue:
+ * indexes of 12 MB against 4.4 MB after the offline rewrite): REINDEX INDEX
+ * CONCURRENTLY of each index when the new versions are at least a
+ * sixteenth of the rows (lazy vacuum's share, the compaction's rule).
+ * Runs in the transaction the caller opened last, as the caller.
+ */
+static void
+note_followup(OnlineRun *run, int64 moved)
+{
+	int64		versions = run->rows_rewritten - run->followup_rewritten + moved;
+	int64		rows = run->rows_checked - run->followup_checked;
+	HeapTuple	tup;
+	MemoryContext oldcxt;
+
+	run->followup_rewritten = run->rows_rewritten;
+	run->followup_checked = run->rows_checked;
+	if (versions <= 0)
+		return;
+	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(run->relid));
+	if (!HeapTupleIsValid(tup))
+		return;					/* dropped meanwhile */
+	if (((Form_pg_class) GETSTRUCT(tup))->reltuples >= 0)
+		rows = (int64) ((Form_pg_class) GETSTRUCT(tup))->reltuples;
+	ReleaseSysCache(tup);
+	oldcxt = MemoryContextSwitchTo(run->cxt);
+	if (run->followup == NULL)
+		run->followup = makeStringInfo();
+	cx_followup_statements(run->relid, versions * CX_TRUNCATE_FRACTION >= rows,
+						   run->followup);
+	MemoryContextSwitchTo(oldcxt);
+}
+
+/*
  * Compact the table the run is on (run->relid), each step a transaction of
  * its own.  The cut of a round is conservative (what moves must fit before
  * it); what the first round moved leaves the front denser, so a second
@@ -1365,13 +1460,37 @@ void
 cx_online_compact(OnlineRun *run)
 {
 	MovedBy		moved_by = {0};
+	int64		moved = 0;
 
 	moved_by.cxt = run->cxt;
 	for (int round = 1; round <= 3; round++)
 	{
-		if (compact_round(run, round, &moved_by) == 0)
+		int64		n = compact_round(run, round, &moved_by);
+
+		moved += n;
+		if (n == 0)
 			break;
 	}
 	if (moved_by.xids)
 		pfree(moved_by.xids);
+	note_followup(run, moved);
+}
+
+/*
+ * The statements recompress_online cannot run and that finish its work
+ * (sql/followup.c), in a NOTICE at the end of the call: the caller runs
+ * them, or copies them from the NOTICE.  Who reads it: the caller, names
+ * only.  Nothing here waits for a lock.
+ */
+void
+cx_online_followup_notice(OnlineRun *run)
+{
+	if (run->followup == NULL || run->followup->len == 0)
+		return;
+	ereport(NOTICE,
+			(errmsg("recompress_online of \"%s\" leaves room that only statements run after it give back",
+					get_rel_name(run->top_relid) ? get_rel_name(run->top_relid) : run->relname),
+			 errdetail("The rows it rewrote or moved have new versions: VACUUM frees the old ones and truncates the end the compaction emptied, and REINDEX CONCURRENTLY gives back the room of the index entries they replaced. Neither runs inside a procedure."),
+			 errhint("Run these statements, each outside a transaction block:%s",
+					 run->followup->data)));
 }

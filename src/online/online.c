@@ -1422,5 +1422,7 @@ compressx_recompress_online(PG_FUNCTION_ARGS)
 			 errdetail("Stored bytes of the target values of those rows: %lld before, %lld after; %lld retries.",
 					   (long long) run.bytes_before, (long long) run.bytes_after,
 					   (long long) run.retries)));
+	/* VACUUM and REINDEX CONCURRENTLY: what finishes the call (compact.c) */
+	cx_online_followup_notice(&run);
 	PG_RETURN_VOID();
 }

@@ -122,6 +122,10 @@ typedef struct OnlineRun
 	BlockNumber done_to[2];		/* [from, to), [0] the older */
 	BlockNumber pass_blocks;	/* the table's size when the pass began */
 	BlockNumber pass_toast_blocks;	/* its TOAST relation's, then */
+	/* compact.c: what the call leaves to VACUUM and REINDEX (issue 34) */
+	int64		followup_rewritten; /* rows_rewritten when the last table ended */
+	int64		followup_checked;	/* rows_checked, then */
+	StringInfo	followup;		/* the statements, in cxt; NULL: none */
 	MemoryContext cxt;			/* lives as long as the call */
 } OnlineRun;
 
@@ -162,6 +166,7 @@ extern void cx_online_index_new_version(Batch *b, ItemPointer newtid,
 
 /* compact.c */
 extern void cx_online_compact(OnlineRun *run);
+extern void cx_online_followup_notice(OnlineRun *run);
 
 /* run.c */
 extern void cx_online_progress(OnlineRun *run, int idx, int64 val);

@@ -36,6 +36,7 @@
 #include "catalog/dict.h"
 #include "catalog/relation.h"
 #include "storage/format.h"
+#include "sql/followup.h"
 #include "sql/inspect.h"
 #include "citus/fanout.h"
 
@@ -296,6 +297,18 @@ try_dictionary(const Candidate *cand, List *values, Trial *res)
 }
 
 /*
+ * apply's last statements (issue 34, item 4): what recompress_online's
+ * NOTICE lists after a rewrite of every row, VACUUM of the table and
+ * REINDEX INDEX CONCURRENTLY of each index (sql/followup.c); the procedure
+ * cannot run them itself.
+ */
+static void
+append_followup(Relation rel, StringInfo buf)
+{
+	cx_followup_statements(RelationGetRelid(rel), true, buf);
+}
+
+/*
  * The statements that apply candidate cand to column attname of rel (every
  * leaf compressx: is_cx), or NULL for "none" (nothing to do).  A heap table
  * moves to the compressx access method, online, unless the candidate is
@@ -320,6 +333,7 @@ apply_statements(Relation rel, bool is_cx, const char *attname, const Candidate 
 		/* heap keeps pglz and lz4, at core's level */
 		appendStringInfo(&buf, "CALL compressx.recompress_online(%s, '%s', columns => ARRAY[%s]::name[]);",
 						 table, codec, column);
+		append_followup(rel, &buf);
 		return buf.data;
 	}
 	appendStringInfo(&buf, "SELECT compressx.set_column_codec(%s, %s, '%s'", table, column, codec);
@@ -334,6 +348,7 @@ apply_statements(Relation rel, bool is_cx, const char *attname, const Candidate 
 	if (is_cx || cand->dictionary)
 		appendStringInfo(&buf, "\nCALL compressx.recompress_online(%s, columns => ARRAY[%s]::name[]);",
 						 table, column);
+	append_followup(rel, &buf);
 	return buf.data;
 }
 
