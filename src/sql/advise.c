@@ -56,7 +56,17 @@
  * (a few times ADVISE_TIMING_BYTES); the dictionaries (16 kB each, with
  * zstd's digests) live until the column is done, freed on error too.
  *
- * Locking: AccessShareLock on the table; needs SELECT on it.
+ * Who reads what: the rows go to the caller, who may SELECT every row of
+ * the table (row-level security in force refuses, as the other inspection
+ * functions do); reason and note hold figures, codec names and the
+ * priority, nothing of the values; nothing is written anywhere.
+ *
+ * Locking: AccessShareLock on the table, taken after the privilege check
+ * (a role without it neither waits nor makes others wait); nothing else
+ * is locked, so it waits only behind an ACCESS EXCLUSIVE lock, like a
+ * SELECT.  It reads with the statement's snapshot, as a SELECT does: under
+ * REPEATABLE READ or SERIALIZABLE the transaction's snapshot, with no
+ * predicate locks (like ANALYZE, it reads blocks directly).
  *
  *-------------------------------------------------------------------------
  */
