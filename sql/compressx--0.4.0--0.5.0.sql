@@ -633,10 +633,14 @@ BEGIN
         LEFT JOIN pg_attribute a ON a.attrelid = rel AND a.attname = x.column_name
         GROUP BY x.column_name, x.codec, x.level, x.dictionary, a.attnum),
     fastest AS (
-        SELECT m.column_name, max(m.decompress_relative) AS top FROM m GROUP BY m.column_name),
+        -- the fastest decompressor among the codecs storing the values 2% smaller
+        SELECT m.column_name, max(m.decompress_relative) AS top
+        FROM m JOIN m n ON n.column_name = m.column_name AND n.codec = 'none'
+        WHERE m.ratio >= n.ratio * 1.02
+        GROUP BY m.column_name),
     best AS (
         SELECT DISTINCT ON (m.column_name) m.column_name, m.codec, m.level, m.dictionary, m.ratio
-        FROM m JOIN fastest f ON f.column_name = m.column_name
+        FROM m LEFT JOIN fastest f ON f.column_name = m.column_name
         WHERE m.compress_relative IS NOT NULL
           AND (min_compress_mb_s IS NULL OR m.compress_mb_s >= min_compress_mb_s)
           AND CASE priority
@@ -644,12 +648,26 @@ BEGIN
                 WHEN 'speed' THEN m.decompress_relative >= 0.5 * f.top
                 ELSE true END
         ORDER BY m.column_name, m.ratio DESC, m.compress_relative DESC),
+    fallback AS (
+        -- min_compress_mb_s given and no codec saving 2% meets it: the fastest
+        SELECT DISTINCT ON (m.column_name) m.column_name, m.codec, m.level, m.dictionary, m.ratio
+        FROM m JOIN m n ON n.column_name = m.column_name AND n.codec = 'none'
+        WHERE min_compress_mb_s IS NOT NULL AND m.compress_relative IS NOT NULL
+          AND m.ratio >= n.ratio * 1.02
+          AND NOT EXISTS (SELECT FROM m o WHERE o.column_name = m.column_name
+                          AND o.ratio >= n.ratio * 1.02 AND o.compress_mb_s >= min_compress_mb_s)
+        ORDER BY m.column_name, m.compress_relative DESC),
     chosen AS (
-        SELECT b.column_name,
-               CASE WHEN b.ratio < n.ratio * 1.02 THEN 'none' ELSE b.codec END AS codec,
-               CASE WHEN b.ratio < n.ratio * 1.02 THEN NULL ELSE b.level END AS level,
-               CASE WHEN b.ratio < n.ratio * 1.02 THEN false ELSE b.dictionary END AS dictionary
-        FROM best b LEFT JOIN m n ON n.column_name = b.column_name AND n.codec = 'none')
+        -- "none" (leave as is) where no codec is admitted or saves 2%
+        SELECT n.column_name,
+               CASE WHEN b.ratio >= n.ratio * 1.02 THEN b.codec ELSE 'none' END AS codec,
+               CASE WHEN b.ratio >= n.ratio * 1.02 THEN b.level END AS level,
+               CASE WHEN b.ratio >= n.ratio * 1.02 THEN b.dictionary ELSE false END AS dictionary
+        FROM m n LEFT JOIN (SELECT * FROM best UNION ALL
+                            SELECT * FROM fallback f WHERE NOT EXISTS
+                                (SELECT FROM best b2 WHERE b2.column_name = f.column_name)) b
+                  ON b.column_name = n.column_name
+        WHERE n.codec = 'none')
     SELECT m.column_name, m.codec, m.level, m.dictionary, m.ratio, m.compress_mb_s,
            m.decompress_mb_s, c.column_name IS NOT NULL, NULL::text, NULL::text,
            m.compress_relative, m.decompress_relative,
