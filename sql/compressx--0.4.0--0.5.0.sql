@@ -680,3 +680,107 @@ WHERE c.relkind OPERATOR(pg_catalog.=) ANY ('{r,m}'::pg_catalog."char"[])
 COMMENT ON VIEW compressx.column_codecs IS
 'codec, level and minimum size of each variable-length column of compressx tables you may read, and of tables with compressx settings (status: in effect; setting changed since the last rewrite, which a rewrite applies; or pending until the table uses the compressx access method)';
 -- end of issue 34, item 2
+-- issue 34, item 1: advise gives the same recommendation on the same
+-- data, however busy the machine.  Speeds are compared with each other
+-- (each candidate timed in CPU time beside zstd 3, several rounds, the
+-- median), never with a figure in MB/s unless min_compress_mb_s is given
+-- (now NULL by default); the sample is drawn from a fixed seed; the caller
+-- says what matters (priority); every row says why it won or lost.
+DROP FUNCTION compressx.advise(regclass, integer, double precision);
+CREATE FUNCTION compressx.advise(rel regclass, sample_rows integer DEFAULT 1000,
+                                 min_compress_mb_s double precision DEFAULT NULL,
+                                 priority text DEFAULT 'balance')
+RETURNS TABLE (column_name name, codec text, level integer, dictionary boolean,
+               ratio numeric, compress_mb_s numeric, decompress_mb_s numeric,
+               recommended boolean, note text, apply text,
+               compress_relative numeric, decompress_relative numeric, reason text)
+AS 'MODULE_PATHNAME', 'compressx_advise'
+LANGUAGE C VOLATILE;
+
+COMMENT ON FUNCTION compressx.advise(regclass, integer, double precision, text) IS
+'every codec (and "none": as stored) on a sample of each column, with ratio, speeds (also relative to zstd 3) and one recommendation per column for the priority (size, speed or balance), each row with its reason (SELECT privilege)';
+
+DROP FUNCTION compressx.citus_advise(regclass, integer, double precision);
+-- One placement of each shard: the mean of the shards' figures, and the
+-- recommendation made again on them by advise's rule (note and apply stay
+-- empty: the statements are the coordinator's business; reason says which
+-- rule chose the recommended row).
+CREATE FUNCTION compressx.citus_advise(rel regclass, sample_rows integer,
+                                       min_compress_mb_s double precision,
+                                       priority text)
+RETURNS TABLE (column_name name, codec text, level integer, dictionary boolean,
+               ratio numeric, compress_mb_s numeric, decompress_mb_s numeric,
+               recommended boolean, note text, apply text,
+               compress_relative numeric, decompress_relative numeric, reason text)
+LANGUAGE plpgsql VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_column
+DECLARE
+    results jsonb;
+BEGIN
+    PERFORM compressx.citus_fan_out_only('citus_advise');
+    results := compressx.citus_on_shards(rel, format('compressx.advise(%%s, %%s, %L::float8, %L)',
+                                                     min_compress_mb_s, priority), sample_rows);
+    RETURN QUERY
+    WITH m AS (
+        SELECT x.column_name, x.codec, x.level, x.dictionary,
+               round(avg(x.ratio), 2) AS ratio,
+               round(avg(x.compress_mb_s), 1) AS compress_mb_s,
+               round(avg(x.decompress_mb_s), 1) AS decompress_mb_s,
+               round(avg(x.compress_relative), 2) AS compress_relative,
+               round(avg(x.decompress_relative), 2) AS decompress_relative,
+               a.attnum
+        FROM jsonb_to_recordset(results) AS x(column_name name, codec text, level integer,
+                                              dictionary boolean, ratio numeric,
+                                              compress_mb_s numeric, decompress_mb_s numeric,
+                                              compress_relative numeric, decompress_relative numeric)
+        LEFT JOIN pg_attribute a ON a.attrelid = rel AND a.attname = x.column_name
+        GROUP BY x.column_name, x.codec, x.level, x.dictionary, a.attnum),
+    fastest AS (
+        -- the fastest decompressor among the codecs storing the values 2% smaller
+        SELECT m.column_name, max(m.decompress_relative) AS top
+        FROM m JOIN m n ON n.column_name = m.column_name AND n.codec = 'none'
+        WHERE m.ratio >= n.ratio * 1.02
+        GROUP BY m.column_name),
+    best AS (
+        SELECT DISTINCT ON (m.column_name) m.column_name, m.codec, m.level, m.dictionary, m.ratio
+        FROM m LEFT JOIN fastest f ON f.column_name = m.column_name
+        WHERE m.compress_relative IS NOT NULL
+          AND (min_compress_mb_s IS NULL OR m.compress_mb_s >= min_compress_mb_s)
+          AND CASE priority
+                WHEN 'balance' THEN m.compress_relative >= 0.5 AND m.decompress_relative >= 0.5
+                WHEN 'speed' THEN m.decompress_relative >= 0.5 * f.top
+                ELSE true END
+        ORDER BY m.column_name, m.ratio DESC, m.compress_relative DESC),
+    fallback AS (
+        -- min_compress_mb_s given and no codec saving 2% meets it: the fastest
+        SELECT DISTINCT ON (m.column_name) m.column_name, m.codec, m.level, m.dictionary, m.ratio
+        FROM m JOIN m n ON n.column_name = m.column_name AND n.codec = 'none'
+        WHERE min_compress_mb_s IS NOT NULL AND m.compress_relative IS NOT NULL
+          AND m.ratio >= n.ratio * 1.02
+          AND NOT EXISTS (SELECT FROM m o WHERE o.column_name = m.column_name
+                          AND o.ratio >= n.ratio * 1.02 AND o.compress_mb_s >= min_compress_mb_s)
+        ORDER BY m.column_name, m.compress_relative DESC),
+    chosen AS (
+        -- "none" (leave as is) where no codec is admitted or saves 2%
+        SELECT n.column_name,
+               CASE WHEN b.ratio >= n.ratio * 1.02 THEN b.codec ELSE 'none' END AS codec,
+               CASE WHEN b.ratio >= n.ratio * 1.02 THEN b.level END AS level,
+               CASE WHEN b.ratio >= n.ratio * 1.02 THEN b.dictionary ELSE false END AS dictionary
+        FROM m n LEFT JOIN (SELECT * FROM best UNION ALL
+                            SELECT * FROM fallback f WHERE NOT EXISTS
+                                (SELECT FROM best b2 WHERE b2.column_name = f.column_name)) b
+                  ON b.column_name = n.column_name
+        WHERE n.codec = 'none')
+    SELECT m.column_name, m.codec, m.level, m.dictionary, m.ratio, m.compress_mb_s,
+           m.decompress_mb_s, c.column_name IS NOT NULL, NULL::text, NULL::text,
+           m.compress_relative, m.decompress_relative,
+           CASE WHEN c.column_name IS NOT NULL
+                THEN format('priority %s, by the mean of the shards'' figures', priority) END
+    FROM m LEFT JOIN chosen c ON c.column_name = m.column_name AND c.codec = m.codec
+                             AND c.level IS NOT DISTINCT FROM m.level AND c.dictionary = m.dictionary
+    ORDER BY m.attnum, m.codec, m.level, m.dictionary;
+END
+$$;
+-- end of issue 34, item 1

@@ -64,7 +64,7 @@ if ! cx_build_install "$src" 2>"$src/build.log"; then
 fi
 
 work=$(cx_workdir assert)
-cp -r "$src/sql" "$src/expected" "$src/test" "$work/"
+cp -r "$src/sql" "$src/expected" "$src/test" "$src/README.md" "$work/"
 [ "$(id -u)" -eq 0 ] && chown -R "$cx_user" "$work"
 cx_log "starting a cluster with the assert-enabled server in $work"
 cx_start_cluster "$work" "$port"

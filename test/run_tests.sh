@@ -98,7 +98,7 @@ if wants 15; then
     cx_build_install
 
     work=$(cx_workdir tests)
-    cp -r "$cx_root/sql" "$cx_root/expected" "$cx_root/test" "$work/"
+    cp -r "$cx_root/sql" "$cx_root/expected" "$cx_root/test" "$cx_root/README.md" "$work/"
     [ "$(id -u)" -eq 0 ] && chown -R "$cx_user" "$work"
     port=${CX_TEST_PORT:-55432}
     cx_start_cluster "$work" "$port"

@@ -82,7 +82,7 @@ if ! make -C "$src" -s PG_CONFIG="$PGBIN/pg_config" with_llvm=no >"$src/build.lo
 fi
 
 work=$(cx_workdir "pg$v")
-cp -r "$src/sql" "$src/expected" "$src/test" "$work/"
+cp -r "$src/sql" "$src/expected" "$src/test" "$src/README.md" "$work/"
 [ "$(id -u)" -eq 0 ] && chown -R "$cx_user" "$work"
 if [ -n "$server_conf" ]; then
     echo "$server_conf" >"$work/temp.conf"

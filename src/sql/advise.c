@@ -8,27 +8,75 @@
  * 9) and zstd (levels 1, 3, 9, 19), in memory, and with zstd 3 and lz4 1
  * each with a 16 kB dictionary trained on every other sampled value,
  * measured on the others (what compressx.train_dictionary() would give; no
- * row when the sample is too small to train on).  One row per column and candidate gives the
- * stored ratio (raw bytes against stored bytes with each format's header,
- * counted as column_stats counts them), and compress and decompress speed
- * in MB of raw data per second (a small sample is timed over repeated
- * passes).  A row with codec "none" gives the ratio of the values stored
- * as they are.  Rule of the recommendation, per column: the best ratio
- * among candidates compressing at least min_compress_mb_s (if none is that
- * fast, the fastest one), unless it saves less than ADVISE_MIN_GAIN over
- * storing the values as they are: then "none", leave the column as is.
- * The recommended row carries the statements that apply it (apply) and
- * why it was chosen (note).
+ * row when the sample is too small to train on).  A row with codec "none"
+ * gives the ratio of the values stored as they are.
  *
- * Locking: AccessShareLock on the table; needs SELECT on it.
+ * Two kinds of figures, kept apart (issue 34, item 1: on a busy machine the
+ * recommendation changed between calls on the same data):
+ *
+ * - ratio (raw bytes against stored bytes with each format's header,
+ *   counted as column_stats counts them), over every sampled value.  It
+ *   depends on the data alone: the sample's blocks are read in an order
+ *   drawn from a fixed seed until enough rows are in
+ *   (cx_sample_tuples_seeded: the same table contents give the same rows,
+ *   whatever the planner's statistics say), and dictionary training is
+ *   deterministic.
+ *
+ * - speed, timed in CPU time of this backend (what other processes take of
+ *   the machine is not counted) on the first ADVISE_TIMING_BYTES of the
+ *   values, in ADVISE_ROUNDS rounds; in each round every candidate is timed
+ *   right beside the reference, zstd 3 (compressx's default), on the same
+ *   bytes, in alternating order.  compress_relative and
+ *   decompress_relative are the medians of the candidate's speed over the
+ *   reference's; compress_mb_s and decompress_mb_s the medians of its own
+ *   speeds, for information.
+ *
+ * The recommendation, per column, compares speeds only with each other,
+ * never with a figure in MB/s (unless the caller gives min_compress_mb_s),
+ * and among the candidates its priority admits takes the best ratio
+ * (ratios compared as shown, to 2 decimals; a tie goes to the candidate
+ * listed first):
+ *   size     every candidate;
+ *   balance  those compressing and decompressing at least
+ *            ADVISE_SPEED_SHARE times as fast as zstd 3;
+ *   speed    those decompressing at least ADVISE_SPEED_SHARE times as fast
+ *            as the fastest decompressor.
+ * The cut-off is a factor of 2, and the codecs differ by more than that
+ * where it decides (zstd 19 against zstd 3, zstd against lz4 decoding), so
+ * the noise of a busy machine, which the CPU-time medians of interleaved
+ * rounds keep to a few per cent, does not move a candidate across it.
+ * Then, unless the winner stores the sample at least ADVISE_MIN_GAIN
+ * smaller than "none": "none", leave the column as is.  Every row says in
+ * reason why it won or lost (figures and codec names only, nothing of the
+ * values); the recommended row carries the statements that apply it
+ * (apply) and its reason again with the sample's caveats (note).
+ *
+ * Memory: the sample (compressx.sample_memory), one value's compressed and
+ * decoded copies at a time for the ratios, and the timed slice's copies
+ * (a few times ADVISE_TIMING_BYTES); the dictionaries (16 kB each, with
+ * zstd's digests) live until the column is done, freed on error too.
+ *
+ * Who reads what: the rows go to the caller, who may SELECT every row of
+ * the table (row-level security in force refuses, as the other inspection
+ * functions do); reason and note hold figures, codec names and the
+ * priority, nothing of the values; nothing is written anywhere.
+ *
+ * Locking: AccessShareLock on the table, taken after the privilege check
+ * (a role without it neither waits nor makes others wait); nothing else
+ * is locked, so it waits only behind an ACCESS EXCLUSIVE lock, like a
+ * SELECT.  It reads with the statement's snapshot, as a SELECT does: under
+ * REPEATABLE READ or SERIALIZABLE the transaction's snapshot, with no
+ * predicate locks (like ANALYZE, it reads blocks directly).
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
 #include <math.h>
+#include <time.h>
 
 #include "funcapi.h"
+#include "portability/instr_time.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/snapmgr.h"
@@ -63,31 +111,104 @@ static const Candidate candidates[] = {
 	{CX_CODEC_LZ4, 1, VARHDRSZ_COMPRESSED + CX_LZ4DICT_BODY_HDRSZ, true},
 };
 
+#define NCANDIDATES lengthof(candidates)
+#define CAND_NONE		0		/* the values as they are */
+#define CAND_REFERENCE	5		/* zstd 3: the speeds are relative to it */
+
 /* A codec must store the sample at least this much smaller than "none". */
 #define ADVISE_MIN_GAIN		1.02
 
 /*
- * Timing: passes over a sample are repeated until they took this long (or
- * ADVISE_MAX_PASSES passes), so that small samples give speeds, not timer
- * noise; below ADVISE_SMALL_SAMPLE values the note says the ratios are rough.
+ * Timing: ADVISE_ROUNDS rounds over the first ADVISE_TIMING_BYTES of the
+ * values; each timed run repeats its pass until it took ADVISE_MIN_SECONDS
+ * of CPU time (or ADVISE_MAX_PASSES passes).  Below ADVISE_SMALL_SAMPLE
+ * values the note says the ratios are rough.
  */
-#define ADVISE_MIN_SECONDS	0.005
+#define ADVISE_ROUNDS		5
+#define ADVISE_TIMING_BYTES (256 * 1024)
+#define ADVISE_MIN_SECONDS	0.002
 #define ADVISE_MAX_PASSES	1000
 #define ADVISE_SMALL_SAMPLE 100
 
-/* Size of the dictionary the dictionary candidate trains. */
+/* balance and speed admit candidates at least this share of a speed */
+#define ADVISE_SPEED_SHARE	0.5
+
+/* Blocks of the sample are ordered by this seed: the same data, the same rows. */
+#define ADVISE_SEED			UINT64CONST(0x34ad5eed)
+
+/* Size of the dictionary the dictionary candidates train. */
 #define ADVISE_DICT_SIZE 16384
-#define NCANDIDATES lengthof(candidates)
+
+/* What matters to the caller (argument priority). */
+typedef enum AdvisePriority
+{
+	PRIORITY_BALANCE,
+	PRIORITY_SIZE,
+	PRIORITY_SPEED
+} AdvisePriority;
+
+static const char *const priority_names[] = {"balance", "size", "speed"};
+
+/* Why a candidate cannot win under the priority (or ELIGIBLE). */
+typedef enum Exclusion
+{
+	ELIGIBLE,
+	EXCLUDED_UNTIMED,			/* "none": the ratio to beat */
+	EXCLUDED_NO_GAIN,			/* not ADVISE_MIN_GAIN smaller than "none" */
+	EXCLUDED_FLOOR,				/* below min_compress_mb_s */
+	EXCLUDED_COMPRESS,			/* balance: compresses too slowly */
+	EXCLUDED_DECOMPRESS,		/* balance: decompresses too slowly */
+	EXCLUDED_READ				/* speed: decompresses too slowly */
+} Exclusion;
+
+/* One part of the sample: pointers into the sampled values. */
+typedef struct Slice
+{
+	int			n;
+	const char **src;
+	int32	   *len;
+	int64		bytes;
+	/* compressed copies, one set per codec timed on it at once */
+	char	  **out[2];
+	int32	   *outlen[2];
+	int32	   *cap[2];
+} Slice;
 
 typedef struct Trial
 {
-	bool		done;
+	bool		done;			/* measured (a dictionary candidate may not be) */
 	bool		timed;			/* speeds measured (not for "none") */
 	double		raw;
 	double		stored;
-	double		compress_s;		/* per pass */
-	double		decompress_s;
+	/* medians over the rounds */
+	double		compress_mb_s;
+	double		decompress_mb_s;
+	double		compress_rel;	/* against the reference (1 for itself) */
+	double		decompress_rel;
+	/* per round */
+	double		c_s[ADVISE_ROUNDS];
+	double		d_s[ADVISE_ROUNDS];
+	double		c_rel[ADVISE_ROUNDS];
+	double		d_rel[ADVISE_ROUNDS];
+	/* what it runs with, until the column is done */
+	List	   *values;			/* the values measured (half for a dictionary) */
+	Slice	   *slice;			/* the timed part of them */
+	void	   *cdict;
+	void	   *ddict;
+	Exclusion	exclusion;
 } Trial;
+
+/* The state of one column's trial. */
+typedef struct ColumnTrial
+{
+	Trial		res[NCANDIDATES];
+	Slice	   *all_slice;		/* of every value */
+	Slice	   *test_slice;		/* of the dictionaries' test half */
+	/* reference timings on all_slice, for its own speeds */
+	double		ref_c_s[ADVISE_ROUNDS * NCANDIDATES];
+	double		ref_d_s[ADVISE_ROUNDS * NCANDIDATES];
+	int			nref;
+} ColumnTrial;
 
 /*
  * Bytes a value of rawlen data bytes takes stored as it is, as
@@ -99,6 +220,28 @@ plain_stored(int32 rawlen)
 	return rawlen + (rawlen + VARHDRSZ_SHORT <= VARATT_SHORT_MAX ? VARHDRSZ_SHORT : VARHDRSZ);
 }
 
+/*
+ * CPU time this backend has used, in seconds: time the machine gives to
+ * other processes meanwhile is not counted.  Wall-clock time where the
+ * platform has no CPU-time clock.
+ */
+static double
+cpu_seconds(void)
+{
+#ifdef CLOCK_THREAD_CPUTIME_ID
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+		elog(ERROR, "could not read the CPU-time clock: %m");
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+#else
+	instr_time	now;
+
+	INSTR_TIME_SET_CURRENT(now);
+	return INSTR_TIME_GET_DOUBLE(now);
+#endif
+}
+
 /* Whether to time another pass after passes of spent seconds in all. */
 static bool
 another_pass(int passes, double spent)
@@ -106,15 +249,23 @@ another_pass(int passes, double spent)
 	return passes == 0 || (spent < ADVISE_MIN_SECONDS && passes < ADVISE_MAX_PASSES);
 }
 
-/* Seconds since start. */
-static double
-elapsed_since(instr_time start)
+static int
+cmp_double(const void *a, const void *b)
 {
-	instr_time	now;
+	double		x = *(const double *) a;
+	double		y = *(const double *) b;
 
-	INSTR_TIME_SET_CURRENT(now);
-	INSTR_TIME_SUBTRACT(now, start);
-	return INSTR_TIME_GET_DOUBLE(now);
+	return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/* Median of n figures (sorts them). */
+static double
+median(double *v, int n)
+{
+	if (n == 0)
+		return 0;
+	qsort(v, n, sizeof(double), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 /*
@@ -129,129 +280,196 @@ advised_length(struct varlena *v)
 	return Min(VARSIZE_ANY_EXHDR(v), ADVISE_VALUE_MAX);
 }
 
-/*
- * Compress and decompress every value with one candidate; values that do
- * not shrink count at their plain size, as compressx would store them.
- * cdict and ddict: the dictionary candidate's digested dictionary.  Each
- * direction is timed over as many passes as ADVISE_MIN_SECONDS needs.
- */
-static void
-try_candidate(const Candidate *cand, List *values, void *cdict, void *ddict,
-			  Trial *res)
-{
-	const CxCodec *codec = cx_codec_by_id(cand->codec);
-	ListCell   *lc;
-	instr_time	start;
-	int			n = list_length(values);
-	char	  **outs = palloc0(sizeof(char *) * Max(n, 1));
-	int32	   *outlens = palloc0(sizeof(int32) * Max(n, 1));
-	int32	   *caps = palloc0(sizeof(int32) * Max(n, 1));
-	int			passes;
-	double		spent;
-	int			i;
-
-	res->done = true;
-	res->timed = cand->codec != CX_CODEC_NONE;
-	res->raw = 0;
-	res->stored = 0;
-	res->compress_s = res->decompress_s = 0;
-	if (!res->timed)
-	{
-		foreach(lc, values)
-		{
-			int32		rawlen = advised_length((struct varlena *) lfirst(lc));
-
-			res->raw += rawlen;
-			res->stored += plain_stored(rawlen);
-		}
-		return;
-	}
-
-	INSTR_TIME_SET_CURRENT(start);
-	for (passes = 0, spent = 0; another_pass(passes, spent); passes++)
-	{
-		i = 0;
-		foreach(lc, values)
-		{
-			struct varlena *v = (struct varlena *) lfirst(lc);
-			int32		rawlen = advised_length(v);
-			int32		len;
-
-			CHECK_FOR_INTERRUPTS();
-			if (passes == 0)
-			{
-				caps[i] = cx_codec_bound(codec, rawlen);
-				outs[i] = palloc(caps[i]);
-			}
-			len = cx_codec_compress(codec, cand->level, cdict, VARDATA_ANY(v), rawlen,
-									outs[i], caps[i]);
-			if (passes == 0)
-			{
-				res->raw += rawlen;
-				if (len < 0 || len + cand->header >= plain_stored(rawlen))
-				{
-					outlens[i] = -1;	/* stored plain */
-					res->stored += plain_stored(rawlen);
-				}
-				else
-				{
-					outlens[i] = len;
-					res->stored += len + cand->header;
-				}
-			}
-			i++;
-		}
-		spent = elapsed_since(start);
-	}
-	res->compress_s = spent / passes;
-
-	INSTR_TIME_SET_CURRENT(start);
-	for (passes = 0, spent = 0; another_pass(passes, spent); passes++)
-	{
-		i = 0;
-		foreach(lc, values)
-		{
-			struct varlena *v = (struct varlena *) lfirst(lc);
-			int32		rawlen = advised_length(v);
-			char	   *dst;
-
-			CHECK_FOR_INTERRUPTS();
-			if (outlens[i] >= 0)
-			{
-				dst = palloc(Max(rawlen, 1));
-				if (!cx_codec_decompress(codec, ddict, outs[i], outlens[i], dst, rawlen) ||
-					(passes == 0 && memcmp(dst, VARDATA_ANY(v), rawlen) != 0))
-					elog(ERROR, "%s did not round-trip a sampled value", codec->name);
-				pfree(dst);
-			}
-			i++;
-		}
-		spent = elapsed_since(start);
-	}
-	res->decompress_s = spent / passes;
-}
-
 static double
 ratio_of(const Trial *t)
 {
 	return t->raw / Max(t->stored, 1);
 }
 
-/* Compression speed in MB of raw data per second. */
-static double
-compress_rate(const Trial *t)
+/* A ratio as shown (2 decimals), for comparisons that must not flip. */
+static int64
+shown_ratio(const Trial *t)
 {
-	return t->raw / Max(t->compress_s, 1e-6) / 1e6;
+	return (int64) rint(ratio_of(t) * 100);
+}
+
+/* "zstd 3", "lz4 1 with a dictionary", "pglz", "none". */
+static const char *
+candidate_label(int c)
+{
+	const Candidate *cand = &candidates[c];
+	const char *name = cx_codec_by_id(cand->codec)->name;
+
+	if (cand->level == 0)
+		return name;
+	return psprintf("%s %d%s", name, cand->level, cand->dictionary ? " with a dictionary" : "");
 }
 
 /*
- * The dictionary candidate: train on every other sampled value, measure on
- * the others (values the dictionary has not seen).  Not done when the
+ * The first ADVISE_TIMING_BYTES of values (a value that crosses the limit
+ * is cut there), with room for two codecs' compressed copies.
+ */
+static Slice *
+make_slice(List *values)
+{
+	Slice	   *s = palloc0(sizeof(Slice));
+	ListCell   *lc;
+	int			n = list_length(values);
+
+	s->src = palloc0(sizeof(char *) * Max(n, 1));
+	s->len = palloc0(sizeof(int32) * Max(n, 1));
+	foreach(lc, values)
+	{
+		struct varlena *v = (struct varlena *) lfirst(lc);
+		int32		len = (int32) Min(advised_length(v), ADVISE_TIMING_BYTES - s->bytes);
+
+		if (len <= 0)
+			break;
+		s->src[s->n] = VARDATA_ANY(v);
+		s->len[s->n] = len;
+		s->bytes += len;
+		s->n++;
+	}
+	for (int k = 0; k < 2; k++)
+	{
+		s->out[k] = palloc0(sizeof(char *) * Max(s->n, 1));
+		s->outlen[k] = palloc0(sizeof(int32) * Max(s->n, 1));
+		s->cap[k] = palloc0(sizeof(int32) * Max(s->n, 1));
+	}
+	return s;
+}
+
+/*
+ * Compress every value of slice s with candidate c (dictionaries of t) into
+ * copy set k, as many passes as ADVISE_MIN_SECONDS needs; returns CPU
+ * seconds per pass.  A value that does not shrink is left plain.
+ */
+static double
+time_compress(int c, const Trial *t, Slice *s, int k)
+{
+	const Candidate *cand = &candidates[c];
+	const CxCodec *codec = cx_codec_by_id(cand->codec);
+	double		start = cpu_seconds();
+	double		spent = 0;
+	int			passes;
+
+	for (passes = 0; another_pass(passes, spent); passes++)
+	{
+		for (int i = 0; i < s->n; i++)
+		{
+			int32		len;
+
+			CHECK_FOR_INTERRUPTS();
+			if (s->out[k][i] == NULL || s->cap[k][i] < cx_codec_bound(codec, s->len[i]))
+			{
+				if (s->out[k][i])
+					pfree(s->out[k][i]);
+				s->cap[k][i] = cx_codec_bound(codec, s->len[i]);
+				s->out[k][i] = palloc(s->cap[k][i]);
+			}
+			len = cx_codec_compress(codec, cand->level, t->cdict, s->src[i], s->len[i],
+									s->out[k][i], s->cap[k][i]);
+			s->outlen[k][i] = (len < 0 || len + cand->header >= plain_stored(s->len[i])) ? -1 : len;
+		}
+		spent = cpu_seconds() - start;
+	}
+	return spent / passes;
+}
+
+/* The same for decompressing copy set k (made by time_compress). */
+static double
+time_decompress(int c, const Trial *t, Slice *s, int k)
+{
+	const CxCodec *codec = cx_codec_by_id(candidates[c].codec);
+	double		start = cpu_seconds();
+	double		spent = 0;
+	int			passes;
+	int32		maxlen = 1;
+	char	   *dst;
+
+	for (int i = 0; i < s->n; i++)
+		maxlen = Max(maxlen, s->len[i]);
+	dst = palloc(maxlen);
+	for (passes = 0; another_pass(passes, spent); passes++)
+	{
+		for (int i = 0; i < s->n; i++)
+		{
+			CHECK_FOR_INTERRUPTS();
+			if (s->outlen[k][i] >= 0 &&
+				!cx_codec_decompress(codec, t->ddict, s->out[k][i], s->outlen[k][i], dst, s->len[i]))
+				elog(ERROR, "%s did not round-trip a sampled value", codec->name);
+		}
+		spent = cpu_seconds() - start;
+	}
+	pfree(dst);
+	return spent / passes;
+}
+
+/*
+ * The ratio of candidate c over every value of t->values: each value
+ * compressed, decompressed and compared once; values that do not shrink
+ * count at their plain size, as compressx would store them.
+ */
+static void
+measure_ratio(int c, Trial *t)
+{
+	const Candidate *cand = &candidates[c];
+	const CxCodec *codec = cx_codec_by_id(cand->codec);
+	ListCell   *lc;
+	int32		maxlen = 1;
+	char	   *out;
+	char	   *dst;
+	int32		cap;
+
+	t->raw = t->stored = 0;
+	foreach(lc, t->values)
+		maxlen = Max(maxlen, advised_length((struct varlena *) lfirst(lc)));
+	if (cand->codec == CX_CODEC_NONE)
+	{
+		foreach(lc, t->values)
+		{
+			int32		rawlen = advised_length((struct varlena *) lfirst(lc));
+
+			t->raw += rawlen;
+			t->stored += plain_stored(rawlen);
+		}
+		return;
+	}
+	cap = cx_codec_bound(codec, maxlen);
+	out = palloc(cap);
+	dst = palloc(maxlen);
+	foreach(lc, t->values)
+	{
+		struct varlena *v = (struct varlena *) lfirst(lc);
+		int32		rawlen = advised_length(v);
+		int32		len;
+
+		CHECK_FOR_INTERRUPTS();
+		len = cx_codec_compress(codec, cand->level, t->cdict, VARDATA_ANY(v), rawlen, out, cap);
+		t->raw += rawlen;
+		if (len < 0 || len + cand->header >= plain_stored(rawlen))
+		{
+			t->stored += plain_stored(rawlen);
+			continue;
+		}
+		t->stored += len + cand->header;
+		if (!cx_codec_decompress(codec, t->ddict, out, len, dst, rawlen) ||
+			memcmp(dst, VARDATA_ANY(v), rawlen) != 0)
+			elog(ERROR, "%s did not round-trip a sampled value", codec->name);
+	}
+	pfree(out);
+	pfree(dst);
+}
+
+/*
+ * Train the dictionary of candidate c on every other value, to be measured
+ * on the others (values it has not seen).  Leaves t->done false when the
  * sample is too small to train on.
  */
 static void
-try_dictionary(const Candidate *cand, List *values, Trial *res)
+prepare_dictionary(int c, List *values, Trial *t)
 {
+	const Candidate *cand = &candidates[c];
 	List	   *train = NIL;
 	List	   *test = NIL;
 	ListCell   *lc;
@@ -259,8 +477,6 @@ try_dictionary(const Candidate *cand, List *values, Trial *res)
 	int32		nsamples;
 	int64		nbytes;
 	const char *error;
-	void	   *cdict;
-	void	   *ddict;
 
 	foreach(lc, values)
 	{
@@ -275,25 +491,336 @@ try_dictionary(const Candidate *cand, List *values, Trial *res)
 	if (dict == NULL)
 		return;
 	if (cand->codec == CX_CODEC_LZ4)
-		cdict = ddict = cx_codec_lz4_dict_create(VARDATA(dict), VARSIZE(dict) - VARHDRSZ);
+	{
+		t->cdict = t->ddict = cx_codec_lz4_dict_create(VARDATA(dict), VARSIZE(dict) - VARHDRSZ);
+		if (t->cdict == NULL)
+			return;
+	}
 	else
 	{
-		cdict = cx_dict_digest(dict, cand->level, true);
-		ddict = cx_dict_digest(dict, cand->level, false);
+		t->cdict = cx_dict_digest(dict, cand->level, true);
+		t->ddict = cx_dict_digest(dict, cand->level, false);
+		if (t->cdict == NULL || t->ddict == NULL)
+			return;
+	}
+	t->values = test;
+	t->done = true;
+}
+
+/* Free what prepare_dictionary digested (zstd's digests are not palloc'd). */
+static void
+free_dictionaries(ColumnTrial *ct)
+{
+	for (int c = 0; c < (int) NCANDIDATES; c++)
+	{
+		Trial	   *t = &ct->res[c];
+
+		if (!candidates[c].dictionary)
+			continue;
+		if (candidates[c].codec == CX_CODEC_LZ4)
+		{
+			if (t->cdict)
+				cx_codec_lz4_dict_free(t->cdict);
+		}
+		else
+			cx_dict_free_digested(t->cdict, t->ddict);
+		t->cdict = t->ddict = NULL;
+	}
+}
+
+/*
+ * One round's timing of candidate c beside the reference on c's slice:
+ * compress, then decompress, the two in turn, which goes first alternating
+ * with the round.
+ */
+static void
+time_beside_reference(ColumnTrial *ct, int c, int round)
+{
+	Trial	   *t = &ct->res[c];
+	Trial	   *ref = &ct->res[CAND_REFERENCE];
+	Slice	   *s = t->slice;
+	bool		ref_first = (round + c) % 2 == 0;
+	double		ref_c,
+				ref_d,
+				c_c,
+				c_d;
+
+	if (ref_first)
+	{
+		ref_c = time_compress(CAND_REFERENCE, ref, s, 0);
+		c_c = time_compress(c, t, s, 1);
+		ref_d = time_decompress(CAND_REFERENCE, ref, s, 0);
+		c_d = time_decompress(c, t, s, 1);
+	}
+	else
+	{
+		c_c = time_compress(c, t, s, 1);
+		ref_c = time_compress(CAND_REFERENCE, ref, s, 0);
+		c_d = time_decompress(c, t, s, 1);
+		ref_d = time_decompress(CAND_REFERENCE, ref, s, 0);
+	}
+	/* a run too short for the clock counts as one nanosecond */
+	ref_c = Max(ref_c, 1e-9);
+	ref_d = Max(ref_d, 1e-9);
+	c_c = Max(c_c, 1e-9);
+	c_d = Max(c_d, 1e-9);
+	t->c_rel[round] = ref_c / c_c;
+	t->d_rel[round] = ref_d / c_d;
+	t->c_s[round] = c_c;
+	t->d_s[round] = c_d;
+	if (s == ct->all_slice)
+	{
+		ct->ref_c_s[ct->nref] = ref_c;
+		ct->ref_d_s[ct->nref] = ref_d;
+		ct->nref++;
+	}
+}
+
+/*
+ * Measure every candidate on a column's values: dictionaries trained,
+ * ratios over every value, then ADVISE_ROUNDS rounds in which each
+ * candidate is timed beside the reference.  Fills ct->res.
+ */
+static void
+measure_column(ColumnTrial *ct, List *values)
+{
+	List	   *test_values = NIL;
+
+	for (int c = 0; c < (int) NCANDIDATES; c++)
+	{
+		Trial	   *t = &ct->res[c];
+
+		memset(t, 0, sizeof(Trial));
+		t->timed = candidates[c].codec != CX_CODEC_NONE;
+		if (!candidates[c].dictionary)
+		{
+			t->values = values;
+			t->done = true;
+		}
 	}
 	PG_TRY();
 	{
-		if (cdict && ddict)
-			try_candidate(cand, test, cdict, ddict, res);
+		for (int c = 0; c < (int) NCANDIDATES; c++)
+		{
+			CHECK_FOR_INTERRUPTS();
+			if (candidates[c].dictionary)
+			{
+				prepare_dictionary(c, values, &ct->res[c]);
+				if (ct->res[c].done)
+					test_values = ct->res[c].values;
+			}
+		}
+
+		/* the ratios, candidate by candidate */
+		for (int c = 0; c < (int) NCANDIDATES; c++)
+		{
+			if (ct->res[c].done)
+				measure_ratio(c, &ct->res[c]);
+		}
+
+		/* the speeds, round by round */
+		ct->all_slice = make_slice(values);
+		ct->test_slice = test_values ? make_slice(test_values) : NULL;
+		ct->nref = 0;
+		for (int c = 0; c < (int) NCANDIDATES; c++)
+			ct->res[c].slice = candidates[c].dictionary ? ct->test_slice : ct->all_slice;
+		for (int round = 0; round < ADVISE_ROUNDS; round++)
+		{
+			for (int c = 0; c < (int) NCANDIDATES; c++)
+			{
+				if (c != CAND_REFERENCE && ct->res[c].done && ct->res[c].timed)
+					time_beside_reference(ct, c, round);
+			}
+		}
 	}
 	PG_FINALLY();
 	{
-		if (cand->codec == CX_CODEC_LZ4)
-			cx_codec_lz4_dict_free(cdict);
-		else
-			cx_dict_free_digested(cdict, ddict);
+		free_dictionaries(ct);
 	}
 	PG_END_TRY();
+
+	for (int c = 0; c < (int) NCANDIDATES; c++)
+	{
+		Trial	   *t = &ct->res[c];
+		double		bytes;
+
+		if (!t->done || !t->timed)
+			continue;
+		bytes = t->slice->bytes;
+		if (c == CAND_REFERENCE)
+		{
+			double		cs = median(ct->ref_c_s, ct->nref);
+			double		ds = median(ct->ref_d_s, ct->nref);
+
+			t->compress_mb_s = bytes / Max(cs, 1e-9) / 1e6;
+			t->decompress_mb_s = bytes / Max(ds, 1e-9) / 1e6;
+			t->compress_rel = t->decompress_rel = 1;
+			continue;
+		}
+		t->compress_mb_s = bytes / median(t->c_s, ADVISE_ROUNDS) / 1e6;
+		t->decompress_mb_s = bytes / median(t->d_s, ADVISE_ROUNDS) / 1e6;
+		t->compress_rel = median(t->c_rel, ADVISE_ROUNDS);
+		t->decompress_rel = median(t->d_rel, ADVISE_ROUNDS);
+	}
+}
+
+/*
+ * What choose_candidate decided for a column: the recommended row, and
+ * what the reasons of the others refer to.
+ */
+typedef struct Choice
+{
+	int			chosen;			/* the recommended row (CAND_NONE: leave as is) */
+	bool		none_fast_enough;	/* min_compress_mb_s admitted no candidate */
+	bool		some_gain;		/* a candidate stores the values smaller enough */
+	int			fastest_read;	/* priority speed: the fastest decompressor */
+} Choice;
+
+/*
+ * The candidate to recommend under priority prio (and min_compress_mb_s
+ * when has_floor); sets each trial's exclusion.  Only candidates storing
+ * the sample at least ADVISE_MIN_GAIN smaller than "none" compete; the
+ * best ratio among those the priority admits wins (ties: the one listed
+ * first); with none left, "none": leave the column as is.  When
+ * min_compress_mb_s admits none of them, the fastest compressor among
+ * them wins, as before it was a default.
+ */
+static void
+choose_candidate(Trial *res, AdvisePriority prio, bool has_floor, double floor,
+				 Choice *choice)
+{
+	int			best = -1;
+	int			fastest = -1;
+	double		none_ratio = ratio_of(&res[CAND_NONE]);
+
+	choice->fastest_read = -1;
+	choice->some_gain = false;
+	for (int c = 0; c < (int) NCANDIDATES; c++)
+	{
+		Trial	   *t = &res[c];
+
+		if (!t->done)
+			continue;
+		if (!t->timed)
+			t->exclusion = EXCLUDED_UNTIMED;
+		else if (ratio_of(t) < none_ratio * ADVISE_MIN_GAIN)
+			t->exclusion = EXCLUDED_NO_GAIN;
+		else
+		{
+			t->exclusion = ELIGIBLE;
+			choice->some_gain = true;
+			if (choice->fastest_read < 0 || t->decompress_rel > res[choice->fastest_read].decompress_rel)
+				choice->fastest_read = c;
+		}
+	}
+	for (int c = 0; c < (int) NCANDIDATES; c++)
+	{
+		Trial	   *t = &res[c];
+
+		if (!t->done || t->exclusion != ELIGIBLE)
+			continue;
+		if (fastest < 0 || t->compress_rel > res[fastest].compress_rel)
+			fastest = c;
+		if (has_floor && t->compress_mb_s < floor)
+			t->exclusion = EXCLUDED_FLOOR;
+		else if (prio == PRIORITY_BALANCE && t->compress_rel < ADVISE_SPEED_SHARE)
+			t->exclusion = EXCLUDED_COMPRESS;
+		else if (prio == PRIORITY_BALANCE && t->decompress_rel < ADVISE_SPEED_SHARE)
+			t->exclusion = EXCLUDED_DECOMPRESS;
+		else if (prio == PRIORITY_SPEED &&
+				 t->decompress_rel < ADVISE_SPEED_SHARE * res[choice->fastest_read].decompress_rel)
+			t->exclusion = EXCLUDED_READ;
+		else if (best < 0 || shown_ratio(t) > shown_ratio(&res[best]))
+			best = c;
+	}
+	choice->none_fast_enough = false;
+	if (best < 0 && has_floor && fastest >= 0)
+	{
+		/* nothing meets the caller's floor: the fastest, as its note says */
+		bool		floor_only = true;
+
+		for (int c = 0; c < (int) NCANDIDATES; c++)
+			floor_only = floor_only && (!res[c].done ||
+										(res[c].exclusion != EXCLUDED_COMPRESS &&
+										 res[c].exclusion != EXCLUDED_DECOMPRESS &&
+										 res[c].exclusion != EXCLUDED_READ));
+		if (floor_only)
+		{
+			best = fastest;
+			choice->none_fast_enough = true;
+		}
+	}
+	choice->chosen = best < 0 ? CAND_NONE : best;
+}
+
+/*
+ * Why row c won or lost, in figures and codec names only (nothing of the
+ * values).
+ */
+static char *
+reason_for(const Trial *res, int c, const Choice *choice, AdvisePriority prio,
+		   bool has_floor, double floor)
+{
+	const Trial *t = &res[c];
+	int			chosen = choice->chosen;
+	const char *pname = priority_names[prio];
+	char	   *floor_clause = has_floor ? psprintf(" and %g MB/s or more", floor) : "";
+	int			gain = (int) rint((ADVISE_MIN_GAIN - 1) * 100);
+
+	if (c == CAND_NONE)
+	{
+		if (c != chosen)
+			return psprintf("the values as they are (ratio %.2f): a codec must store them %d%% smaller",
+							ratio_of(t), gain);
+		if (!choice->some_gain)
+			return psprintf("leave as is: no codec stores these values %d%% smaller", gain);
+		return psprintf("leave as is: the codecs that store these values %d%% smaller are too slow for priority %s%s",
+						gain, pname, has_floor ? " and min_compress_mb_s" : "");
+	}
+	if (c == chosen && choice->none_fast_enough)
+		return psprintf("no codec compresses %g MB/s or more: the fastest compressor", floor);
+	if (c == chosen)
+	{
+		switch (prio)
+		{
+			case PRIORITY_SIZE:
+				return psprintf("priority size: the best ratio (%.2f)%s", ratio_of(t),
+								has_floor ? psprintf(" among codecs compressing %g MB/s or more", floor) : "");
+			case PRIORITY_SPEED:
+				return psprintf("priority speed: the best ratio (%.2f) among codecs decompressing at least %g times as fast as the fastest, %s%s",
+								ratio_of(t), ADVISE_SPEED_SHARE,
+								candidate_label(choice->fastest_read), floor_clause);
+			case PRIORITY_BALANCE:
+				return psprintf("priority balance: the best ratio (%.2f) among codecs compressing and decompressing at least %g times as fast as zstd 3%s",
+								ratio_of(t), ADVISE_SPEED_SHARE, floor_clause);
+		}
+	}
+	switch (t->exclusion)
+	{
+		case EXCLUDED_NO_GAIN:
+			return psprintf("ratio %.2f: not %d%% smaller than the values as they are (%.2f)",
+							ratio_of(t), gain, ratio_of(&res[CAND_NONE]));
+		case EXCLUDED_FLOOR:
+			return psprintf("compresses %.1f MB/s, below min_compress_mb_s (%g)", t->compress_mb_s, floor);
+		case EXCLUDED_COMPRESS:
+			return psprintf("compresses at %.2f times the speed of zstd 3: priority balance wants %g or more",
+							t->compress_rel, ADVISE_SPEED_SHARE);
+		case EXCLUDED_DECOMPRESS:
+			return psprintf("decompresses at %.2f times the speed of zstd 3: priority balance wants %g or more",
+							t->decompress_rel, ADVISE_SPEED_SHARE);
+		case EXCLUDED_READ:
+			return psprintf("decompresses at %.2f times the speed of the fastest, %s: priority speed wants %g or more",
+							t->decompress_rel / Max(res[choice->fastest_read].decompress_rel, 1e-9),
+							candidate_label(choice->fastest_read), ADVISE_SPEED_SHARE);
+		case ELIGIBLE:
+		case EXCLUDED_UNTIMED:
+			break;
+	}
+	if (chosen == CAND_NONE)
+		return psprintf("ratio %.2f", ratio_of(t));	/* not reached: eligible means chosen */
+	if (shown_ratio(t) == shown_ratio(&res[chosen]))
+		return psprintf("ratio %.2f, the same as %s, which comes first", ratio_of(t), candidate_label(chosen));
+	return psprintf("ratio %.2f, below %s's %.2f", ratio_of(t), candidate_label(chosen), ratio_of(&res[chosen]));
 }
 
 /*
@@ -353,23 +880,44 @@ apply_statements(Relation rel, bool is_cx, const char *attname, const Candidate 
 }
 
 static Datum
-rate(double raw, double seconds)
+rounded(double v, int digits)
 {
-	/* MB per second, rounded; very fast runs are capped by timer resolution */
-	double		mbs = raw / 1e6 / Max(seconds, 1e-6);
-
 	return DirectFunctionCall2(numeric_round,
-							   DirectFunctionCall1(float8_numeric, Float8GetDatum(mbs)),
-							   Int32GetDatum(1));
+							   DirectFunctionCall1(float8_numeric, Float8GetDatum(v)),
+							   Int32GetDatum(digits));
+}
+
+/* Whether a speed is too large to show (a run the clock could not time). */
+#define ADVISE_SHOWN_MAX	1e9
+
+static AdvisePriority
+parse_priority(text *arg)
+{
+	char	   *p = text_to_cstring(arg);
+
+	for (int i = 0; i < (int) lengthof(priority_names); i++)
+	{
+		if (strcmp(p, priority_names[i]) == 0)
+			return (AdvisePriority) i;
+	}
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("invalid priority \"%s\"", p),
+			 errdetail("The priority says what matters most in the recommendation."),
+			 errhint("Use size (the best ratio), speed (the fastest reads) or balance (the best ratio among codecs at least half as fast as zstd 3 both ways, the default).")));
+	return PRIORITY_BALANCE;	/* keep the compiler quiet */
 }
 
 /*
  * compressx.advise(rel regclass, sample_rows int DEFAULT 1000,
- *					min_compress_mb_s float8 DEFAULT 50)
+ *					min_compress_mb_s float8 DEFAULT NULL,
+ *					priority text DEFAULT 'balance')
  *	  RETURNS TABLE (column_name name, codec text, level int,
  *					 dictionary boolean, ratio numeric,
  *					 compress_mb_s numeric, decompress_mb_s numeric,
- *					 recommended boolean, note text, apply text)
+ *					 recommended boolean, note text, apply text,
+ *					 compress_relative numeric, decompress_relative numeric,
+ *					 reason text)
  */
 Datum
 compressx_advise(PG_FUNCTION_ARGS)
@@ -377,7 +925,9 @@ compressx_advise(PG_FUNCTION_ARGS)
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	Oid			relid;
 	int64		sample_rows;
-	double		min_rate;
+	bool		has_floor;
+	double		floor = 0;
+	AdvisePriority prio;
 	Relation	rel;
 	TupleDesc	desc;
 	List	   *leaves;
@@ -387,21 +937,24 @@ compressx_advise(PG_FUNCTION_ARGS)
 	MemoryContext colcxt;
 	bool		is_cx;
 
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2))
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(3))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("arguments of compressx.advise must not be null")));
+				 errmsg("arguments of compressx.advise must not be null, except min_compress_mb_s")));
 	relid = PG_GETARG_OID(0);
 	sample_rows = PG_GETARG_INT32(1);
-	min_rate = PG_GETARG_FLOAT8(2);
+	has_floor = !PG_ARGISNULL(2);
+	if (has_floor)
+		floor = PG_GETARG_FLOAT8(2);
 	if (sample_rows < 1 || sample_rows > 1000000)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("sample_rows must be between 1 and 1000000")));
-	if (isnan(min_rate) || isinf(min_rate) || min_rate < 0)
+	if (has_floor && (isnan(floor) || isinf(floor) || floor < 0))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("min_compress_mb_s must be a finite number, zero or more")));
+	prio = parse_priority(PG_GETARG_TEXT_PP(3));
 	InitMaterializedSRF(fcinfo, 0);
 
 	rel = cx_open_readable_table(relid, &leaves);
@@ -424,9 +977,10 @@ compressx_advise(PG_FUNCTION_ARGS)
 		Relation	leaf = table_open(lfirst_oid(lc), NoLock);
 
 		tuples = list_concat(tuples,
-							 cx_sample_tuples(leaf, GetActiveSnapshot(),
-											  sample_rows / Max(list_length(leaves), 1) + 1,
-											  sample_rows - list_length(tuples)));
+							 cx_sample_tuples_seeded(leaf, GetActiveSnapshot(),
+													 sample_rows / Max(list_length(leaves), 1) + 1,
+													 sample_rows - list_length(tuples),
+													 ADVISE_SEED));
 		table_close(leaf, NoLock);
 	}
 
@@ -439,10 +993,9 @@ compressx_advise(PG_FUNCTION_ARGS)
 	{
 		Form_pg_attribute a = TupleDescAttr(desc, att);
 		List	   *values = NIL;
-		Trial		res[NCANDIDATES];
-		int			best = -1,
-					fastest = -1;
-		char	   *why;
+		ColumnTrial *ct;
+		Trial	   *res;
+		Choice		choice;
 		int64		plain_bytes = 0;
 		MemoryContext oldcxt;
 
@@ -480,87 +1033,55 @@ compressx_advise(PG_FUNCTION_ARGS)
 			}
 			table_close(leaf, NoLock);
 		}
-		MemoryContextSwitchTo(oldcxt);
 		if (values == NIL)
-			continue;
-
-		for (int c = 0; c < (int) NCANDIDATES; c++)
 		{
-			MemoryContext candcxt;
-
-			CHECK_FOR_INTERRUPTS();
-			res[c].done = false;
-
-			/*
-			 * A candidate's compressed copies of the sample go when it is
-			 * measured: only the sample itself stays (compressx.sample_memory).
-			 */
-			candcxt = AllocSetContextCreate(CurrentMemoryContext, "compressx advise candidate",
-											ALLOCSET_DEFAULT_SIZES);
-			oldcxt = MemoryContextSwitchTo(candcxt);
-			if (candidates[c].dictionary)
-				try_dictionary(&candidates[c], values, &res[c]);
-			else
-				try_candidate(&candidates[c], values, NULL, NULL, &res[c]);
 			MemoryContextSwitchTo(oldcxt);
-			MemoryContextDelete(candcxt);
-			if (!res[c].done || !res[c].timed)
-				continue;
-			/* by rate: the dictionary candidate compresses half the sample */
-			if (fastest < 0 || compress_rate(&res[c]) > compress_rate(&res[fastest]))
-				fastest = c;
-			if (compress_rate(&res[c]) >= min_rate &&
-				(best < 0 || ratio_of(&res[c]) > ratio_of(&res[best])))
-				best = c;
+			continue;
 		}
-		if (best < 0)
-		{
-			best = fastest;
-			why = psprintf("no codec compresses %g MB/s or more: the fastest", min_rate);
-		}
-		else
-			why = psprintf("the best ratio among codecs compressing %g MB/s or more", min_rate);
-		/* candidate 0 is "none": the values as they are */
-		if (ratio_of(&res[best]) < ratio_of(&res[0]) * ADVISE_MIN_GAIN)
-		{
-			best = 0;
-			why = psprintf("leave as is: no codec stores these values %d%% smaller",
-						   (int) rint((ADVISE_MIN_GAIN - 1) * 100));
-		}
-		if (list_length(values) < ADVISE_SMALL_SAMPLE)
-			why = psprintf("%s; only %d values sampled: the figures are rough",
-						   why, list_length(values));
+
+		/* the candidates' copies of the sample go with the column's context */
+		ct = palloc0(sizeof(ColumnTrial));
+		measure_column(ct, values);
+		res = ct->res;
+		choose_candidate(res, prio, has_floor, floor, &choice);
+		MemoryContextSwitchTo(oldcxt);
 
 		for (int c = 0; c < (int) NCANDIDATES; c++)
 		{
-			Datum		vals[10];
-			bool		nulls[10] = {0};
+			Datum		vals[13];
+			bool		nulls[13] = {0};
+			char	   *reason;
 
 			if (!res[c].done)
 				continue;
+			reason = reason_for(res, c, &choice, prio, has_floor, floor);
 			vals[0] = NameGetDatum(&a->attname);
 			vals[1] = CStringGetTextDatum(cx_codec_by_id(candidates[c].codec)->name);
 			vals[2] = Int32GetDatum(candidates[c].level);
 			nulls[2] = candidates[c].level == 0;
 			vals[3] = BoolGetDatum(candidates[c].dictionary);
-			vals[4] = DirectFunctionCall2(numeric_round,
-										  DirectFunctionCall1(float8_numeric,
-															  Float8GetDatum(ratio_of(&res[c]))),
-										  Int32GetDatum(2));
-			vals[5] = rate(res[c].raw, res[c].compress_s);
-			vals[6] = rate(res[c].raw, res[c].decompress_s);
-			nulls[5] = nulls[6] = !res[c].timed;
-			vals[7] = BoolGetDatum(c == best);
-			nulls[8] = nulls[9] = c != best;
-			if (c == best)
+			vals[4] = rounded(ratio_of(&res[c]), 2);
+			vals[5] = rounded(Min(res[c].compress_mb_s, ADVISE_SHOWN_MAX), 1);
+			vals[6] = rounded(Min(res[c].decompress_mb_s, ADVISE_SHOWN_MAX), 1);
+			vals[10] = rounded(Min(res[c].compress_rel, ADVISE_SHOWN_MAX), 2);
+			vals[11] = rounded(Min(res[c].decompress_rel, ADVISE_SHOWN_MAX), 2);
+			nulls[5] = nulls[6] = nulls[10] = nulls[11] = !res[c].timed;
+			vals[7] = BoolGetDatum(c == choice.chosen);
+			nulls[8] = nulls[9] = c != choice.chosen;
+			if (c == choice.chosen)
 			{
 				char	   *apply = apply_statements(rel, is_cx, NameStr(a->attname), &candidates[c]);
+				char	   *note = reason;
 
-				vals[8] = CStringGetTextDatum(why);
+				if (list_length(values) < ADVISE_SMALL_SAMPLE)
+					note = psprintf("%s; only %d values sampled: the figures are rough",
+									reason, list_length(values));
+				vals[8] = CStringGetTextDatum(note);
 				nulls[9] = apply == NULL;
 				if (apply)
 					vals[9] = CStringGetTextDatum(apply);
 			}
+			vals[12] = CStringGetTextDatum(reason);
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, vals, nulls);
 		}
 	}

@@ -27,6 +27,7 @@
 #include "access/toast_compression.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_inherits.h"
+#include "common/hashfn.h"
 #include "common/pg_prng.h"
 #include "fmgr.h"
 #include "funcapi.h"
@@ -183,6 +184,9 @@ cx_check_table_relkind(Relation rel)
 				 errdetail("compressx reads heap and compressx tables only.")));
 }
 
+static BlockNumber sample_block_count(Relation rel, BlockNumber nblocks, int64 sample_rows,
+									  BufferAccessStrategy strategy);
+
 typedef struct SampleState
 {
 	List	   *tuples;
@@ -222,6 +226,108 @@ cx_sample_tuples(Relation rel, Snapshot snapshot, int64 sample_rows, int64 limit
 
 	if (limit > 0)
 		cx_visit_tuples(rel, snapshot, sample_rows, sample_visitor, &st);
+	cx_check_sample_memory(rel, st.bytes);
+	return st.tuples;
+}
+
+/* A block and its place in a seeded sample's order. */
+typedef struct SeededBlock
+{
+	uint64		hash;
+	BlockNumber blkno;
+} SeededBlock;
+
+static int
+cmp_seeded_block(const void *a, const void *b)
+{
+	const SeededBlock *x = (const SeededBlock *) a;
+	const SeededBlock *y = (const SeededBlock *) b;
+
+	if (x->hash != y->hash)
+		return x->hash < y->hash ? -1 : 1;
+	return x->blkno < y->blkno ? -1 : x->blkno > y->blkno ? 1 : 0;
+}
+
+List *
+cx_sample_tuples_seeded(Relation rel, Snapshot snapshot, int64 sample_rows,
+						int64 limit, uint64 seed)
+{
+	SampleState st = {NIL, limit, 0, (int64) cx_sample_memory_kb * 1024};
+	BlockNumber nblocks = RelationGetNumberOfBlocks(rel);
+	BufferAccessStrategy strategy;
+	uint64		below = 0;		/* hashes below this were read */
+	double		share;
+
+	if (limit <= 0 || nblocks == 0)
+	{
+		cx_check_sample_memory(rel, st.bytes);
+		return NIL;
+	}
+	strategy = GetAccessStrategy(BAS_BULKREAD);
+	/* a first batch of about twice the blocks the statistics say it takes */
+	share = Min(1.0, 2.0 * sample_block_count(rel, nblocks, sample_rows, strategy) / nblocks + 0.001);
+	for (;;)
+	{
+		uint64		upto = share >= 1.0 ? PG_UINT64_MAX : (uint64) (share * (double) PG_UINT64_MAX);
+		SeededBlock *batch = NULL;
+		int			n = 0;
+		int			cap = 0;
+
+		/* the blocks whose hash is in [below, upto], in hash order */
+		for (BlockNumber b = 0; b < nblocks; b++)
+		{
+			uint64		h = hash_bytes_uint32_extended(b, seed);
+
+			if (h < below || h > upto)
+				continue;
+			if (n == cap)
+			{
+				cap = Max(64, cap * 2);
+				batch = batch ? repalloc(batch, sizeof(SeededBlock) * cap) :
+					palloc(sizeof(SeededBlock) * cap);
+			}
+			batch[n].hash = h;
+			batch[n].blkno = b;
+			n++;
+		}
+		if (n > 0)
+			qsort(batch, n, sizeof(SeededBlock), cmp_seeded_block);
+		for (int i = 0; i < n && list_length(st.tuples) < st.limit && st.bytes <= st.max_bytes; i++)
+		{
+			Buffer		buf;
+			Page		page;
+			OffsetNumber maxoff;
+
+			CHECK_FOR_INTERRUPTS();
+			cx_autodict_leave_if_wanted();
+			buf = ReadBufferExtended(rel, MAIN_FORKNUM, batch[i].blkno, RBM_NORMAL, strategy);
+			LockBuffer(buf, BUFFER_LOCK_SHARE);
+			page = BufferGetPage(buf);
+			maxoff = PageIsNew(page) ? InvalidOffsetNumber : PageGetMaxOffsetNumber(page);
+			for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
+			{
+				ItemId		itemid = PageGetItemId(page, off);
+				HeapTupleData tuple;
+
+				if (!ItemIdIsNormal(itemid))
+					continue;
+				tuple.t_data = (HeapTupleHeader) PageGetItem(page, itemid);
+				tuple.t_len = ItemIdGetLength(itemid);
+				tuple.t_tableOid = RelationGetRelid(rel);
+				ItemPointerSet(&tuple.t_self, batch[i].blkno, off);
+				if (HeapTupleSatisfiesVisibility(&tuple, snapshot, buf))
+					sample_visitor(&tuple, &st);
+			}
+			UnlockReleaseBuffer(buf);
+		}
+		if (batch)
+			pfree(batch);
+		if (upto == PG_UINT64_MAX || list_length(st.tuples) >= st.limit || st.bytes > st.max_bytes)
+			break;
+		below = upto + 1;
+		share = Min(1.0, share * 2);
+	}
+	FreeAccessStrategy(strategy);
 	cx_check_sample_memory(rel, st.bytes);
 	return st.tuples;
 }

@@ -60,6 +60,17 @@ extern void cx_visit_tuples(Relation rel, Snapshot snapshot,
 extern List *cx_sample_tuples(Relation rel, Snapshot snapshot,
 							  int64 sample_rows, int64 limit);
 
+/*
+ * The same, drawn from seed alone: blocks are read in the order of a hash
+ * of their number and seed until limit visible tuples are copied, so the
+ * same contents and seed give the same sample, whatever the planner's
+ * statistics (which only size the batches of blocks ordered at once).
+ * Blocks are read in that order, not sequentially.
+ */
+extern List *cx_sample_tuples_seeded(Relation rel, Snapshot snapshot,
+									 int64 sample_rows, int64 limit,
+									 uint64 seed);
+
 /* Error if a sample of rel takes more than compressx.sample_memory. */
 extern void cx_check_sample_memory(Relation rel, int64 bytes);
 
