@@ -52,6 +52,7 @@
 #include "commands/trigger.h"
 #include "funcapi.h"
 #include "storage/lmgr.h"
+#include "storage/proc.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/inval.h"
@@ -208,6 +209,25 @@ cx_settings_init(void)
  * (VACUUM FULL, CLUSTER and recompress_table do not rely on this: they name
  * the original table explicitly.)
  */
+/*
+ * The table a rewrite of this transaction resolved settings for through its
+ * transient heap (below): what ALTER TABLE .. SET ACCESS METHOD compressx
+ * did, as opposed to one on a table that is compressx already, which core
+ * skips (catalog/settings_cleanup.c, catalog/generation.c).
+ */
+static Oid	rewrite_note_relid = InvalidOid;
+static LocalTransactionId rewrite_note_lxid = InvalidLocalTransactionId;
+
+Oid
+cx_take_rewrite_note(void)
+{
+	Oid			relid = rewrite_note_lxid == MyProc->lxid ? rewrite_note_relid : InvalidOid;
+
+	rewrite_note_relid = InvalidOid;
+	rewrite_note_lxid = InvalidLocalTransactionId;
+	return relid;
+}
+
 Oid
 cx_settings_relid(Relation rel)
 {
@@ -229,7 +249,11 @@ cx_settings_relid(Relation rel)
 	ok = ((Form_pg_class) GETSTRUCT(tup))->relowner == rel->rd_rel->relowner &&
 		((Form_pg_class) GETSTRUCT(tup))->relnamespace == rel->rd_rel->relnamespace;
 	ReleaseSysCache(tup);
-	return ok ? (Oid) oid : RelationGetRelid(rel);
+	if (!ok)
+		return RelationGetRelid(rel);
+	rewrite_note_relid = (Oid) oid;
+	rewrite_note_lxid = MyProc->lxid;
+	return (Oid) oid;
 }
 
 /*

@@ -73,6 +73,14 @@ extern void cx_resolve_settings_of(Relation rel, Oid relid,
  */
 extern Oid	cx_settings_relid(Relation rel);
 
+/*
+ * The table whose rows a rewrite through its transient heap (ALTER TABLE
+ * that rewrites: SET ACCESS METHOD compressx from another method, ALTER
+ * COLUMN .. TYPE) encoded in this transaction since the last call, or
+ * InvalidOid; forgets it.  Called at the end of each ALTER TABLE.
+ */
+extern Oid	cx_take_rewrite_note(void);
+
 extern void cx_store_column_setting(Oid relid, const char *attname,
 									AttrNumber attnum, const CxCodec *codec,
 									bool level_isnull, int level,

@@ -64,10 +64,13 @@ cx_settings_cleanup_init(void)
  * row was encoded to its columns' settings as they are (recorded applied,
  * catalog/generation.c); to heap, the settings stay behind, pending, and
  * the user hears which and how to drop them (issue 34, item 7).  The ALTER
- * held ACCESS EXCLUSIVE on the table, and still does.
+ * held ACCESS EXCLUSIVE on the table, and still does.  rewritten: the
+ * table a rewrite of this statement encoded (cx_take_rewrite_note()); a
+ * table that was compressx already is not rewritten (core skips the
+ * subcommand), and its settings stay as they were, pending or not.
  */
 static void
-access_method_changed(AlterTableStmt *stmt)
+access_method_changed(AlterTableStmt *stmt, Oid rewritten)
 {
 	Oid			relid = RangeVarGetRelid(stmt->relation, NoLock, true);
 	HeapTuple	tup;
@@ -81,7 +84,10 @@ access_method_changed(AlterTableStmt *stmt)
 	relam = ((Form_pg_class) GETSTRUCT(tup))->relam;
 	ReleaseSysCache(tup);
 	if (relam == get_am_oid("compressx", true))
-		cx_mark_settings_applied(relid, NULL, NULL);
+	{
+		if (rewritten == relid)
+			cx_mark_settings_applied(relid, NULL, NULL);
+	}
 	else if (cx_has_settings_rows(relid))
 		cx_notice_settings_left(relid);
 }
@@ -111,6 +117,8 @@ compressx_on_ddl_end(PG_FUNCTION_ARGS)
 		 * restore could not apply (issue 33 A4).  Mends rows of any table.
 		 */
 		ListCell   *lc;
+		/* what this statement rewrote, forgotten for the next one */
+		Oid			rewritten = cx_take_rewrite_note();
 
 		foreach(lc, ((AlterTableStmt *) trigdata->parsetree)->cmds)
 			if (castNode(AlterTableCmd, lfirst(lc))->subtype == AT_AlterColumnType)
@@ -125,7 +133,7 @@ compressx_on_ddl_end(PG_FUNCTION_ARGS)
 		foreach(lc, ((AlterTableStmt *) trigdata->parsetree)->cmds)
 			if (castNode(AlterTableCmd, lfirst(lc))->subtype == AT_SetAccessMethod)
 			{
-				access_method_changed((AlterTableStmt *) trigdata->parsetree);
+				access_method_changed((AlterTableStmt *) trigdata->parsetree, rewritten);
 				break;
 			}
 		PG_RETURN_VOID();

@@ -12,6 +12,11 @@
  *	  the procedure and VACUUM, 24 MB after REINDEX CONCURRENTLY, the
  *	  offline rewrite 22 MB).
  *
+ * Not an invalid index (a failed CREATE INDEX CONCURRENTLY: REINDEX
+ * CONCURRENTLY fails on it again and leaves one more invalid index behind)
+ * nor an exclusion constraint's (CONCURRENTLY refuses it): REINDEX TABLE
+ * CONCURRENTLY skips both too, so every statement listed runs as printed.
+ *
  * Not the TOAST relation's index: its name holds an OID, its keys are
  * chunk ids that only grow (new values' entries go to its right end, and
  * VACUUM recycles the leaf pages the old values emptied), and it takes
@@ -53,7 +58,10 @@ qualified_name(Oid relid)
 	return quote_qualified_identifier(nsp, name);
 }
 
-/* REINDEX INDEX CONCURRENTLY of each live index of relid, in OID order */
+/*
+ * REINDEX INDEX CONCURRENTLY of each valid index of relid that is no
+ * exclusion constraint's, in OID order
+ */
 static void
 append_reindex(Oid relid, StringInfo buf)
 {
@@ -71,7 +79,13 @@ append_reindex(Oid relid, StringInfo buf)
 	{
 		Form_pg_index idx = (Form_pg_index) GETSTRUCT(tup);
 
-		if (idx->indislive)
+		/*
+		 * As REINDEX TABLE CONCURRENTLY skips them: an invalid index (a
+		 * failed CREATE INDEX CONCURRENTLY; REINDEX CONCURRENTLY would fail
+		 * again and leave one more invalid index, "_ccnew") and an
+		 * exclusion constraint's (CONCURRENTLY refuses it).
+		 */
+		if (idx->indislive && idx->indisvalid && !idx->indisexclusion)
 			oids = lappend_oid(oids, idx->indexrelid);
 	}
 	systable_endscan(scan);
