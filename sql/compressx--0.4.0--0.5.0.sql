@@ -615,6 +615,20 @@ ALTER TABLE compressx.settings_applied ENABLE REPLICA TRIGGER skip_replicated_ro
 COMMENT ON TABLE compressx.settings_applied IS
 'the setting generation the last rewrite that covered every value of a column applied (recompress_table, a completed recompress_online, VACUUM FULL, CLUSTER, ALTER TABLE .. SET ACCESS METHOD compressx); not dumped: a restore encodes every value afresh';
 
+-- Whether a table stores no row a rewrite would have to re-encode, for
+-- the trigger below.  The size alone could be read while another session
+-- inserts with the old setting (set_column_codec's SHARE UPDATE EXCLUSIVE
+-- lets writers in): it answers true only when it gets a SHARE lock on the
+-- table without waiting (no writer is in progress; none starts until this
+-- transaction ends, which keeps the lock) and the table has no block.
+-- Partitioned parents store nothing.  Not for PUBLIC: a caller could hold a
+-- SHARE lock on any table; the trigger runs as the settings' owner.
+CREATE FUNCTION compressx.stores_no_row(relid pg_catalog.oid)
+RETURNS pg_catalog.bool
+AS 'MODULE_PATHNAME', 'compressx_stores_no_row'
+LANGUAGE C VOLATILE STRICT;
+REVOKE ALL ON FUNCTION compressx.stores_no_row(pg_catalog.oid) FROM PUBLIC;
+
 CREATE FUNCTION compressx.settings_generation()
 RETURNS trigger
 LANGUAGE plpgsql
@@ -625,8 +639,9 @@ BEGIN
        OR (NEW.codec, NEW.level, NEW.dict_id) IS DISTINCT FROM (OLD.codec, OLD.level, OLD.dict_id) THEN
         NEW.generation := pg_catalog.nextval('compressx.settings_generation_seq'::pg_catalog.regclass);
         -- a table with no stored row (new, truncated, a partitioned parent,
-        -- a restore's table before its data): nothing to rewrite
-        IF pg_catalog.pg_relation_size(NEW.relid) OPERATOR(pg_catalog.=) 0 THEN
+        -- a restore's table before its data) and no writer in progress:
+        -- nothing to rewrite
+        IF compressx.stores_no_row(NEW.relid::pg_catalog.oid) THEN
             INSERT INTO compressx.settings_applied AS a (relid, attnum, generation)
             VALUES (NEW.relid::pg_catalog.oid, NEW.attnum, NEW.generation)
             ON CONFLICT (relid, attnum) DO UPDATE SET generation = EXCLUDED.generation;

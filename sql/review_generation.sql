@@ -32,3 +32,6 @@ SELECT compressx.set_column_codec('gen_heap', 'body', 'zstd', 19);
 ALTER TABLE gen_heap SET ACCESS METHOD compressx;
 SELECT status FROM compressx.column_codecs WHERE table_name = 'gen_heap';
 DROP TABLE gen_noop, gen_heap;
+-- stores_no_row takes a SHARE lock on the table it is given: the trigger's
+-- alone, not PUBLIC's
+SELECT pg_catalog.has_function_privilege('public', 'compressx.stores_no_row(oid)', 'EXECUTE') AS public_may_lock;

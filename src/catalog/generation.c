@@ -23,6 +23,13 @@
  *		tuple_insert; the ddl_command_end event trigger).
  * A change made while the table stores no row (new, truncated, a restore's
  * table before its data) is applied at once: there is nothing to rewrite.
+ * "Stores no row" is compressx.stores_no_row(): no block, read under a
+ * SHARE lock taken without waiting and kept to the end of the transaction,
+ * so that no session is inserting with the old setting meanwhile (a change
+ * beside a writer in progress stays pending instead).  That lock is the only
+ * one the settings path takes beyond the callers' own; it never waits, and
+ * it keeps writers of that table out for the rest of the transaction that
+ * changes its setting (one statement, from set_column_codec).
  * A rewrite re-encodes the compressed values of a pending column even when
  * they are in the target codec already; values left uncompressed (too
  * small, or not shrinking) stay as they are.
@@ -40,11 +47,17 @@
  */
 #include "postgres.h"
 
+#include "access/relation.h"
 #include "access/xact.h"
+#include "catalog/pg_class.h"
 #include "catalog/pg_type_d.h"
+#include "fmgr.h"
 #include "lib/stringinfo.h"
+#include "storage/bufmgr.h"
+#include "storage/lmgr.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/rel.h"
 
 #include "catalog/generation.h"
 #include "catalog/relation.h"
@@ -189,4 +202,46 @@ cx_notice_settings_left(Oid relid)
 			 errdetail("Heap does not use them: they are pending, and apply again if the table moves back to the compressx access method."),
 			 errhint("To drop them: SELECT compressx.reset_column_codec(%s);",
 					 quote_literal_cstr(qualified))));
+}
+
+PG_FUNCTION_INFO_V1(compressx_stores_no_row);
+
+/*
+ * compressx.stores_no_row(relid oid) RETURNS bool: whether relid stores no
+ * row a rewrite would have to re-encode, for the trigger
+ * compressx.settings_generation.  True for a table without storage (a
+ * partitioned parent), and for a table without a block whose SHARE lock
+ * this transaction got without waiting: no writer is in progress, and none
+ * starts before this transaction ends (the lock is kept then).  False when
+ * the lock is taken by a writer (the setting change then stays pending,
+ * the safe side), when the table has a block, or when it is gone.  Not
+ * granted to PUBLIC (any table's SHARE lock); the trigger runs as the
+ * settings' owner.
+ */
+Datum
+compressx_stores_no_row(PG_FUNCTION_ARGS)
+{
+	Oid			relid = PG_GETARG_OID(0);
+	char		relkind = get_rel_relkind(relid);
+	Relation	rel;
+	bool		empty;
+
+	if (relkind == '\0')
+		PG_RETURN_BOOL(false);
+	if (!RELKIND_HAS_STORAGE(relkind))
+		PG_RETURN_BOOL(true);
+	if (!ConditionalLockRelationOid(relid, ShareLock))
+		PG_RETURN_BOOL(false);
+	rel = try_relation_open(relid, NoLock);
+	if (rel == NULL)
+	{
+		UnlockRelationOid(relid, ShareLock);
+		PG_RETURN_BOOL(false);
+	}
+	empty = RelationGetNumberOfBlocks(rel) == 0;
+	relation_close(rel, NoLock);
+	/* rows are there: a rewrite applies the setting, writers may go on */
+	if (!empty)
+		UnlockRelationOid(relid, ShareLock);
+	PG_RETURN_BOOL(empty);
 }
