@@ -151,8 +151,8 @@ cx_rewrite_copy(Relation OldHeap, Relation NewHeap, Relation OldIndex,
 	bool	   *isnull = palloc(sizeof(bool) * Max(desc->natts, 1));
 	Datum	   *svalues = palloc(sizeof(Datum) * Max(desc->natts, 1));
 	bool	   *snulls = palloc(sizeof(bool) * Max(desc->natts, 1));
-	const int	count_idx[] = {PROGRESS_CLUSTER_HEAP_TUPLES_SCANNED,
-	PROGRESS_CLUSTER_HEAP_TUPLES_WRITTEN};
+	const int	count_idx[] = {CX_PROGRESS_CLUSTER_HEAP_TUPLES_SCANNED,
+	CX_PROGRESS_CLUSTER_HEAP_TUPLES_WRITTEN};
 	int64		count_val[2];
 
 	rwstate = begin_heap_rewrite(OldHeap, NewHeap, OldestXmin, FreezeXid,
@@ -166,19 +166,19 @@ cx_rewrite_copy(Relation OldHeap, Relation NewHeap, Relation OldIndex,
 									   NULL, TUPLESORT_NONE);
 	if (OldIndex != NULL && !use_sort)
 	{
-		pgstat_progress_update_param(PROGRESS_CLUSTER_PHASE,
-									 PROGRESS_CLUSTER_PHASE_INDEX_SCAN_HEAP);
-		pgstat_progress_update_param(PROGRESS_CLUSTER_INDEX_RELID,
+		pgstat_progress_update_param(CX_PROGRESS_CLUSTER_PHASE,
+									 CX_PROGRESS_CLUSTER_PHASE_INDEX_SCAN_HEAP);
+		pgstat_progress_update_param(CX_PROGRESS_CLUSTER_INDEX_RELID,
 									 RelationGetRelid(OldIndex));
 		iscan = cx_index_beginscan(OldHeap, OldIndex, SnapshotAny, 0, 0);
 		index_rescan(iscan, NULL, 0, NULL, 0);
 	}
 	else
 	{
-		pgstat_progress_update_param(PROGRESS_CLUSTER_PHASE,
-									 PROGRESS_CLUSTER_PHASE_SEQ_SCAN_HEAP);
-		tscan = table_beginscan(OldHeap, SnapshotAny, 0, NULL);
-		pgstat_progress_update_param(PROGRESS_CLUSTER_TOTAL_HEAP_BLKS,
+		pgstat_progress_update_param(CX_PROGRESS_CLUSTER_PHASE,
+									 CX_PROGRESS_CLUSTER_PHASE_SEQ_SCAN_HEAP);
+		tscan = cx_table_beginscan(OldHeap, SnapshotAny, 0, NULL);
+		pgstat_progress_update_param(CX_PROGRESS_CLUSTER_TOTAL_HEAP_BLKS,
 									 ((HeapScanDesc) tscan)->rs_nblocks);
 	}
 
@@ -203,7 +203,7 @@ cx_rewrite_copy(Relation OldHeap, Relation NewHeap, Relation OldIndex,
 			if (prev_block != ((HeapScanDesc) tscan)->rs_cblock)
 			{
 				prev_block = ((HeapScanDesc) tscan)->rs_cblock;
-				pgstat_progress_update_param(PROGRESS_CLUSTER_HEAP_BLKS_SCANNED,
+				pgstat_progress_update_param(CX_PROGRESS_CLUSTER_HEAP_BLKS_SCANNED,
 											 prev_block + 1);
 			}
 		}
@@ -233,7 +233,7 @@ cx_rewrite_copy(Relation OldHeap, Relation NewHeap, Relation OldIndex,
 
 			MemoryContextSwitchTo(oldcxt);
 			tuplesort_putheaptuple(sort, copy);
-			pgstat_progress_update_param(PROGRESS_CLUSTER_HEAP_TUPLES_SCANNED,
+			pgstat_progress_update_param(CX_PROGRESS_CLUSTER_HEAP_TUPLES_SCANNED,
 										 (int64) *num_tuples);
 		}
 		else
@@ -252,7 +252,7 @@ cx_rewrite_copy(Relation OldHeap, Relation NewHeap, Relation OldIndex,
 
 	if (tscan)
 	{
-		pgstat_progress_update_param(PROGRESS_CLUSTER_HEAP_BLKS_SCANNED,
+		pgstat_progress_update_param(CX_PROGRESS_CLUSTER_HEAP_BLKS_SCANNED,
 									 ((HeapScanDesc) tscan)->rs_nblocks);
 		table_endscan(tscan);
 	}
@@ -265,11 +265,11 @@ cx_rewrite_copy(Relation OldHeap, Relation NewHeap, Relation OldIndex,
 		HeapTuple	tuple;
 		int64		written = 0;
 
-		pgstat_progress_update_param(PROGRESS_CLUSTER_PHASE,
-									 PROGRESS_CLUSTER_PHASE_SORT_TUPLES);
+		pgstat_progress_update_param(CX_PROGRESS_CLUSTER_PHASE,
+									 CX_PROGRESS_CLUSTER_PHASE_SORT_TUPLES);
 		tuplesort_performsort(sort);
-		pgstat_progress_update_param(PROGRESS_CLUSTER_PHASE,
-									 PROGRESS_CLUSTER_PHASE_WRITE_NEW_HEAP);
+		pgstat_progress_update_param(CX_PROGRESS_CLUSTER_PHASE,
+									 CX_PROGRESS_CLUSTER_PHASE_WRITE_NEW_HEAP);
 		while ((tuple = tuplesort_getheaptuple(sort, true)) != NULL)
 		{
 			CHECK_FOR_INTERRUPTS();
@@ -280,7 +280,7 @@ cx_rewrite_copy(Relation OldHeap, Relation NewHeap, Relation OldIndex,
 						values, isnull, svalues, snulls, true, reform, arg);
 			MemoryContextSwitchTo(oldcxt);
 			MemoryContextReset(tuplecxt);
-			pgstat_progress_update_param(PROGRESS_CLUSTER_HEAP_TUPLES_WRITTEN, ++written);
+			pgstat_progress_update_param(CX_PROGRESS_CLUSTER_HEAP_TUPLES_WRITTEN, ++written);
 		}
 		tuplesort_end(sort);
 	}
@@ -310,13 +310,30 @@ void
 cx_relation_copy_for_cluster(Relation OldTable, Relation NewTable,
 							 Relation OldIndex, bool use_sort,
 							 TransactionId OldestXmin,
+							 CX_CLUSTER_SNAPSHOT_PARAM
 							 TransactionId *xid_cutoff,
 							 MultiXactId *multi_cutoff,
 							 double *num_tuples, double *tups_vacuumed,
 							 double *tups_recently_dead)
 {
-	CxColumnSetting *settings = palloc(sizeof(CxColumnSetting) *
-									   Max(RelationGetDescr(NewTable)->natts, 1));
+	CxColumnSetting *settings;
+
+	/*
+	 * 19's REPACK (CONCURRENTLY) copies what a snapshot sees and applies the
+	 * decoded changes afterwards, through heap's own routine.  Core runs it
+	 * on heap's routine only, so this is not reached; were it reached, the
+	 * copy below (every version, by OldestXmin) would duplicate the changes:
+	 * refuse before writing anything, pointing to compressx's online way.
+	 */
+	if (cx_cluster_concurrent())
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("REPACK (CONCURRENTLY) is not supported on compressx table \"%s\"",
+						RelationGetRelationName(OldTable)),
+				 errhint("Use compressx.recompress_online() to rewrite a compressx table without blocking writers, or REPACK without CONCURRENTLY.")));
+
+	settings = palloc(sizeof(CxColumnSetting) *
+					  Max(RelationGetDescr(NewTable)->natts, 1));
 
 	/* the settings of the table being rebuilt, named by OID, not by name */
 	cx_resolve_settings_of(NewTable, RelationGetRelid(OldTable), settings);

@@ -29,9 +29,11 @@
 #include <math.h>
 
 #include "funcapi.h"
+#include "portability/instr_time.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/snapmgr.h"
+#include "utils/tuplestore.h"
 
 #include "catalog/dict.h"
 #include "catalog/relation.h"
