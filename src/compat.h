@@ -457,6 +457,8 @@ cx_heap_page_prune_opt(Relation rel, Buffer buf)
 					 (persistence))
 #define CX_CLUSTER_SNAPSHOT_PARAM Snapshot cx_cluster_snapshot,
 #define cx_cluster_concurrent() (cx_cluster_snapshot != NULL)
+/* REPACK (CONCURRENTLY) exists: am/rewrite.c refuses it on compressx tables */
+#define CX_HAVE_REPACK_CONCURRENTLY 1
 #else
 #include "commands/cluster.h"
 #define CX_PROGRESS_CLUSTER_COMMAND PROGRESS_CLUSTER_COMMAND
@@ -477,5 +479,31 @@ cx_heap_page_prune_opt(Relation rel, Buffer buf)
 #define CX_CLUSTER_SNAPSHOT_PARAM
 #define cx_cluster_concurrent() false
 #endif
+
+/*
+ * 19 also renumbered REPACK's progress parameters after HEAP_TUPLES_INSERTED
+ * (4, was WRITTEN): UPDATED 5 and DELETED 6 are new, TOTAL_HEAP_BLKS is 7
+ * (was 5), HEAP_BLKS_SCANNED 8 (6), INDEX_REBUILD_COUNT 9 (7); and its
+ * phases: CATCH_UP 5 is new, SWAP_REL_FILES is 6 (was 5), REBUILD_INDEX 7
+ * (6), FINAL_CLEANUP 8 (7).  recompress_table reports with them (rewrite.c
+ * and core's finish_heap_swap()) under compressx's own command, and its
+ * view (compressx.recompress_progress) reads 15 to 18's numbers:
+ * cx_progress_as_cluster() turns a slot's parameters into those.
+ */
+static inline void
+cx_progress_as_cluster(int64 *p)
+{
+#if PG_VERSION_NUM >= 190000
+	int64		phase = p[PROGRESS_REPACK_PHASE];
+
+	if (phase >= PROGRESS_REPACK_PHASE_SWAP_REL_FILES)
+		p[PROGRESS_REPACK_PHASE] = phase - 1;
+	p[5] = p[PROGRESS_REPACK_TOTAL_HEAP_BLKS];
+	p[6] = p[PROGRESS_REPACK_HEAP_BLKS_SCANNED];
+	p[7] = p[PROGRESS_REPACK_INDEX_REBUILD_COUNT];
+	p[8] = 0;
+	p[9] = 0;
+#endif
+}
 
 #endif							/* COMPRESSX_COMPAT_H */

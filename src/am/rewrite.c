@@ -17,8 +17,14 @@
 #include "postgres.h"
 
 #include "access/rewriteheap.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_am.h"
+#include "catalog/pg_class.h"
+#include "commands/defrem.h"
 #include "commands/progress.h"
 #include "storage/bufmgr.h"
+#include "tcop/utility.h"
+#include "utils/syscache.h"
 
 #include "am/am.h"
 #include "am/rewrite.h"
@@ -27,9 +33,97 @@
 /* GUC compressx.debug_rewrite_delay: test aid, sleep per 64 tuples copied */
 int			cx_debug_rewrite_delay_ms = 0;
 
+#ifdef CX_HAVE_REPACK_CONCURRENTLY
+/*
+ * REPACK (CONCURRENTLY), PostgreSQL 19: core copies the table as of a
+ * snapshot, then applies the changes it decoded from the table's WAL
+ * meanwhile to the new table through heap's routine, tuples as decoded.
+ * Core allows it on tables with heap's own routine only and refuses others
+ * with a message that knows nothing of compressx.  Refuse it on a compressx
+ * table first, before any lock, slot or copy, naming the way compressx
+ * rewrites a table without blocking writers.  REPACK without CONCURRENTLY
+ * (and CLUSTER, VACUUM FULL) go through relation_copy_for_cluster below and
+ * keep every column's codec, level and dictionary.
+ *
+ * Reads only pg_class and pg_am rows (no lock: a table that changes access
+ * method meanwhile meets core's own check); nothing derived from row data.
+ */
+static ProcessUtility_hook_type prev_process_utility = NULL;
+
+/* Whether the table relid is stored by compressx's access method. */
+static bool
+relid_is_compressx(Oid relid)
+{
+	HeapTuple	tup;
+	Oid			relam;
+	regproc		handler = InvalidOid;
+
+	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	if (!HeapTupleIsValid(tup))
+		return false;
+	relam = ((Form_pg_class) GETSTRUCT(tup))->relam;
+	ReleaseSysCache(tup);
+	if (!OidIsValid(relam))
+		return false;
+	tup = SearchSysCache1(AMOID, ObjectIdGetDatum(relam));
+	if (!HeapTupleIsValid(tup))
+		return false;
+	if (((Form_pg_am) GETSTRUCT(tup))->amtype == AMTYPE_TABLE)
+		handler = ((Form_pg_am) GETSTRUCT(tup))->amhandler;
+	ReleaseSysCache(tup);
+	/* the handler sets cx_am_routine when it is compressx's */
+	return OidIsValid(handler) && GetTableAmRoutine(handler) == cx_am_routine &&
+		cx_am_routine != NULL;
+}
+
+static void
+check_repack(RepackStmt *stmt)
+{
+	bool		concurrently = false;
+	Oid			relid;
+
+	foreach_node(DefElem, opt, stmt->params)
+	{
+		if (strcmp(opt->defname, "concurrently") == 0)
+			concurrently = defGetBoolean(opt);
+	}
+	if (!concurrently || stmt->relation == NULL || stmt->relation->relation == NULL)
+		return;
+	relid = RangeVarGetRelid(stmt->relation->relation, NoLock, true);
+	if (!OidIsValid(relid) || !relid_is_compressx(relid))
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("cannot execute %s on compressx table \"%s\"",
+					"REPACK (CONCURRENTLY)", stmt->relation->relation->relname),
+			 errdetail("REPACK (CONCURRENTLY) applies the changes made during the copy through heap's access method, which does not store compressx's values."),
+			 errhint("To rewrite a compressx table while other sessions write to it, use CALL compressx.recompress_online(...) and then VACUUM; REPACK without CONCURRENTLY rewrites it keeping every column's codec, level and dictionary.")));
+}
+
+static void
+cx_repack_utility(PlannedStmt *pstmt, const char *queryString,
+				  bool readOnlyTree, ProcessUtilityContext context,
+				  ParamListInfo params, QueryEnvironment *queryEnv,
+				  DestReceiver *dest, QueryCompletion *qc)
+{
+	if (IsA(pstmt->utilityStmt, RepackStmt))
+		check_repack((RepackStmt *) pstmt->utilityStmt);
+	if (prev_process_utility)
+		prev_process_utility(pstmt, queryString, readOnlyTree, context,
+							 params, queryEnv, dest, qc);
+	else
+		standard_ProcessUtility(pstmt, queryString, readOnlyTree, context,
+								params, queryEnv, dest, qc);
+}
+#endif
+
 void
 cx_rewrite_init(void)
 {
+#ifdef CX_HAVE_REPACK_CONCURRENTLY
+	prev_process_utility = ProcessUtility_hook;
+	ProcessUtility_hook = cx_repack_utility;
+#endif
 	DefineCustomIntVariable("compressx.debug_rewrite_delay",
 							"Sleeps this long after every 64 tuples a rewrite copies (testing aid).",
 							"Used by compressx's crash tests to stop the server mid-rewrite.",
@@ -328,9 +422,9 @@ cx_relation_copy_for_cluster(Relation OldTable, Relation NewTable,
 	if (cx_cluster_concurrent())
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("REPACK (CONCURRENTLY) is not supported on compressx table \"%s\"",
-						RelationGetRelationName(OldTable)),
-				 errhint("Use compressx.recompress_online() to rewrite a compressx table without blocking writers, or REPACK without CONCURRENTLY.")));
+				 errmsg("cannot execute %s on compressx table \"%s\"",
+						"REPACK (CONCURRENTLY)", RelationGetRelationName(OldTable)),
+				 errhint("To rewrite a compressx table while other sessions write to it, use CALL compressx.recompress_online(...) and then VACUUM; REPACK without CONCURRENTLY rewrites it keeping every column's codec, level and dictionary.")));
 
 	settings = palloc(sizeof(CxColumnSetting) *
 					  Max(RelationGetDescr(NewTable)->natts, 1));
