@@ -86,6 +86,12 @@ FROM ((SELECT * FROM rp_stored EXCEPT SELECT * FROM rp_before)
       UNION ALL (SELECT * FROM rp_before EXCEPT SELECT * FROM rp_stored)) d;
 -- a name that is not a compressx table is left to core
 REPACK (CONCURRENTLY) rp_missing;
+CREATE TABLE rp_heap (id integer PRIMARY KEY, v text);
+INSERT INTO rp_heap SELECT i, repeat('v', i % 100) FROM generate_series(1, 1000) i;
+DELETE FROM rp_heap WHERE id % 2 = 0;
+SELECT pg_relation_filenode('rp_heap') AS heap_filenode \gset
+REPACK (CONCURRENTLY) rp_heap;
+SELECT pg_relation_filenode('rp_heap') <> :heap_filenode AS heap_repacked, count(*) FROM rp_heap;
 
 -- what compressx offers instead: recompress_online, then VACUUM
 CALL compressx.recompress_online('rp');
@@ -93,4 +99,4 @@ SELECT count(*) AS differing FROM rp FULL JOIN rp_copy c USING (id)
 WHERE rp.doc IS DISTINCT FROM c.doc OR rp.big IS DISTINCT FROM c.big OR rp.note IS DISTINCT FROM c.note;
 
 DROP VIEW rp_stored;
-DROP TABLE rp, rp_copy, rp_before, rp_settings_before;
+DROP TABLE rp, rp_copy, rp_before, rp_settings_before, rp_heap;

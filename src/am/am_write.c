@@ -822,8 +822,9 @@ cx_tuple_update(CX_TUPLE_UPDATE_PARAMS(rel, otid, slot, cid, snapshot,
 	}
 
 	/*
-	 * A change that is not decoded (19's TABLE_UPDATE_NO_LOGICAL): its TOAST
-	 * rows are not either, as heap's toaster does, and no bodies are logged.
+	 * A change that is not to be decoded (19's TABLE_UPDATE_NO_LOGICAL): its
+	 * new TOAST rows are written without logical information either, and no
+	 * bodies are logged.
 	 */
 	newtup = form_planned_row(rel, &plan,
 							  cx_update_no_logical() ? HEAP_INSERT_NO_LOGICAL : 0);
