@@ -68,8 +68,9 @@
 #                  tests (debian/tests) and purges without a trace
 #                  (test/package_check.sh)                       CX_SKIP_PACKAGE
 #
-# PGVERSIONS selects the majors whose parts run, among 15 16 17 18
-# (default: all four):
+# PGVERSIONS selects the majors whose parts run, among 15 16 17 18 19
+# (default: 15 to 18; 19, suite-pg19 (test/run_pg19.sh, CX_SKIP_PG19),
+# needs a sid root with 19's packages, see doc/testing.md):
 #   PGVERSIONS=18 bash test/run_tests.sh     only 18's parts (and the
 #                                            version-neutral ones)
 #   PGVERSIONS="15 18" bash test/run_tests.sh   15's and 18's
@@ -83,8 +84,8 @@ set -u
 pgversions=" ${PGVERSIONS:-15 16 17 18} "
 for v in $pgversions; do
     case $v in
-        15|16|17|18) ;;
-        *) echo "PGVERSIONS: $v is not a major this suite runs on (15, 16, 17, 18)" >&2; exit 2;;
+        15|16|17|18|19) ;;
+        *) echo "PGVERSIONS: $v is not a major this suite runs on (15, 16, 17, 18, 19)" >&2; exit 2;;
     esac
 done
 wants() { case $pgversions in *" $1 "*) return 0;; esac; return 1; }
@@ -145,6 +146,8 @@ CX_COMPILE_VERSIONS=${CX_COMPILE_VERSIONS:-$compile_versions} \
 run_unit suite-pg16 CX_SKIP_PG16 16 "the suite on PostgreSQL 16" run_version_suite.sh 16
 run_unit suite-pg17 CX_SKIP_PG17 17 "the suite on PostgreSQL 17" run_version_suite.sh 17
 run_unit suite-pg18 CX_SKIP_PG18 18 "the suite on PostgreSQL 18" run_version_suite.sh 18
+# 19~rc1 in a sid root (doc/testing.md): only when PGVERSIONS names 19
+run_unit suite-pg19 CX_SKIP_PG19 19 "the suite on PostgreSQL 19 (sid root)" run_pg19.sh
 : "${CX_SKIP_ASSERT18:=${CX_SKIP_ASSERT:-}}"
 run_unit assert-suite-18 CX_SKIP_ASSERT18 18 "assert-enabled PostgreSQL 18" run_assert_suite.sh 18
 run_unit core-regress-18 CX_SKIP_CORE 18 "PostgreSQL 18's regression suite, heap against compressx" \

@@ -11,11 +11,16 @@
 #       assembled from prebuilt packages by test/prebuilt_pg.sh.  Neither has
 #       PostgreSQL's TAP modules: the TAP tests use Debian 15's
 #       (postgresql-client-15), which drive 16 and 17 servers unchanged.
+#   19  Debian's 19 packages (19~rc1 from experimental) in a sid root: run
+#       test/run_pg19.sh on the host, which copies this tree into the root
+#       and runs this script there (CX_IN_SID_ROOT=1); the packages ship
+#       pg_regress, the isolation tester and the TAP modules.
 # compressx is built in a private copy of this tree and installed into that
 # installation only.  Ends with the line "N passed, N failed"; exits
 # non-zero on failure.
 #
 #   test/run_version_suite.sh 16|17|18
+#   test/run_version_suite.sh 19        (inside the sid root only)
 #
 #   CX_VERSION_TEST_PORT  port of its throwaway cluster (55434)
 #   CX_KEEP_WORKDIR=1     keep logs and results after a passing run too
@@ -32,9 +37,24 @@ failed=0
 failures=""
 
 
-cx_install_deps
 server_conf=""
+[ "$v" = 19 ] || cx_install_deps
 case $v in
+    19)
+        # the sid root's own packages (test/run_pg19.sh); no cache there
+        if [ -z "${CX_IN_SID_ROOT:-}" ]; then
+            echo "PostgreSQL 19 runs inside its sid root: use test/run_pg19.sh ... FAILED"
+            failed=1; cx_summary_exit
+        fi
+        prefix=/usr/lib/postgresql/19
+        cache=/tmp
+        # 19 made lz4 heap's default_toast_compression (pglz in 15 to 18):
+        # the tests' heap tables and their expected outputs (how many values
+        # a recompression to lz4 rewrites, the methods heap stored) assume
+        # pglz, which a server of 15 to 18 with this setting changed shows
+        # the same way; the TAP tests' clusters get it through TEMP_CONFIG
+        server_conf="default_toast_compression = pglz"
+        ;;
     16|17)
         if ! prefix=$(bash "$cx_root/test/prebuilt_pg.sh" "$v"); then
             echo "PostgreSQL $v from prebuilt packages (test/prebuilt_pg.sh) ... FAILED"

@@ -141,7 +141,7 @@ cx_scan_sample_next_tuple(TableScanDesc scan, struct SampleScanState *scanstate,
 }
 
 static bool
-cx_scan_analyze_next_tuple(TableScanDesc scan, TransactionId OldestXmin,
+cx_scan_analyze_next_tuple(CX_ANALYZE_NEXT_TUPLE_PARAMS(scan),
 						   double *liverows, double *deadrows,
 						   TupleTableSlot *slot)
 {
@@ -149,7 +149,7 @@ cx_scan_analyze_next_tuple(TableScanDesc scan, TransactionId OldestXmin,
 
 	cx_slot_set_analyze(slot);
 	return cx_slot_end_fetch(slot,
-							 cx_heap->scan_analyze_next_tuple(scan, OldestXmin,
+							 cx_heap->scan_analyze_next_tuple(CX_ANALYZE_NEXT_TUPLE_ARGS(scan),
 															  liverows, deadrows,
 															  child));
 }

@@ -49,26 +49,23 @@ extern HeapTuple cx_fetch_stored_tuple(Relation rel, ItemPointer tid);
 extern void cx_delete_refs(Relation rel, HeapTuple tuple, HeapTuple keep,
 						   bool is_speculative);
 extern void cx_tuple_insert(Relation rel, TupleTableSlot *slot, CommandId cid,
-							int options, struct BulkInsertStateData *bistate);
+							CxInsertOptions options,
+							struct BulkInsertStateData *bistate);
 extern void cx_tuple_insert_speculative(Relation rel, TupleTableSlot *slot,
-										CommandId cid, int options,
+										CommandId cid, CxInsertOptions options,
 										struct BulkInsertStateData *bistate,
 										uint32 specToken);
 extern void cx_tuple_complete_speculative(Relation rel, TupleTableSlot *slot,
 										  uint32 specToken, bool succeeded);
 extern void cx_multi_insert(Relation rel, TupleTableSlot **slots, int nslots,
-							CommandId cid, int options,
+							CommandId cid, CxInsertOptions options,
 							struct BulkInsertStateData *bistate);
-extern TM_Result cx_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
-								 Snapshot snapshot, Snapshot crosscheck,
-								 bool wait, TM_FailureData *tmfd,
-								 bool changingPart);
-extern TM_Result cx_tuple_update(Relation rel, ItemPointer otid,
-								 TupleTableSlot *slot, CommandId cid,
-								 Snapshot snapshot, Snapshot crosscheck,
-								 bool wait, TM_FailureData *tmfd,
-								 LockTupleMode *lockmode,
-								 CxUpdateIndexes *update_indexes);
+extern TM_Result cx_tuple_delete(CX_TUPLE_DELETE_PARAMS(rel, tid, cid, snapshot,
+														crosscheck, wait, tmfd));
+extern TM_Result cx_tuple_update(CX_TUPLE_UPDATE_PARAMS(rel, otid, slot, cid,
+														snapshot, crosscheck,
+														wait, tmfd, lockmode,
+														update_indexes));
 
 /*
  * Online recompression: replace the locked row version oldtup by one whose
@@ -116,6 +113,7 @@ extern void cx_index_validate_scan(Relation tableRelation,
 extern void cx_relation_copy_for_cluster(Relation OldTable, Relation NewTable,
 										 Relation OldIndex, bool use_sort,
 										 TransactionId OldestXmin,
+										 CX_CLUSTER_SNAPSHOT_PARAM
 										 TransactionId *xid_cutoff,
 										 MultiXactId *multi_cutoff,
 										 double *num_tuples,

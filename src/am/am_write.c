@@ -498,7 +498,7 @@ encode_slot(Relation rel, TupleTableSlot *slot, int options)
 
 void
 cx_tuple_insert(Relation rel, TupleTableSlot *slot, CommandId cid,
-				int options, struct BulkInsertStateData *bistate)
+				CxInsertOptions options, struct BulkInsertStateData *bistate)
 {
 	MemoryContext cxt;
 	MemoryContext oldcxt = begin_encode(&cxt);
@@ -512,7 +512,7 @@ cx_tuple_insert(Relation rel, TupleTableSlot *slot, CommandId cid,
 
 void
 cx_tuple_insert_speculative(Relation rel, TupleTableSlot *slot, CommandId cid,
-							int options, struct BulkInsertStateData *bistate,
+							CxInsertOptions options, struct BulkInsertStateData *bistate,
 							uint32 specToken)
 {
 	MemoryContext cxt;
@@ -548,7 +548,8 @@ cx_tuple_complete_speculative(Relation rel, TupleTableSlot *slot,
 
 void
 cx_multi_insert(Relation rel, TupleTableSlot **slots, int nslots,
-				CommandId cid, int options, struct BulkInsertStateData *bistate)
+				CommandId cid, CxInsertOptions options,
+				struct BulkInsertStateData *bistate)
 {
 	MemoryContext cxt;
 	MemoryContext oldcxt = begin_encode(&cxt);
@@ -691,13 +692,13 @@ log_identity_bodies(Relation rel, HeapTuple oldtup)
 }
 
 TM_Result
-cx_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
-				Snapshot snapshot, Snapshot crosscheck, bool wait,
-				TM_FailureData *tmfd, bool changingPart)
+cx_tuple_delete(CX_TUPLE_DELETE_PARAMS(rel, tid, cid, snapshot, crosscheck, wait,
+									   tmfd))
 {
 	TM_Result	result;
 
-	if (bodies_wanted(rel))
+	/* a change that is not decoded (19's TABLE_DELETE_NO_LOGICAL): no bodies */
+	if (!cx_delete_no_logical() && bodies_wanted(rel))
 	{
 		MemoryContext cxt;
 		MemoryContext oldcxt = begin_encode(&cxt);
@@ -706,8 +707,8 @@ cx_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
 		MemoryContextSwitchTo(oldcxt);
 		MemoryContextReset(cxt);
 	}
-	result = cx_heap->tuple_delete(rel, tid, cid, snapshot, crosscheck, wait,
-								   tmfd, changingPart);
+	result = cx_heap->tuple_delete(CX_TUPLE_DELETE_ARGS(rel, tid, cid, snapshot,
+														crosscheck, wait, tmfd));
 	if (result == TM_Ok && OidIsValid(rel->rd_rel->reltoastrelid))
 	{
 		/* in the encode context: the executor's context lives per statement */
@@ -762,10 +763,9 @@ update_lock_mode(Relation rel, HeapTuple oldtup, const CxRowPlan *plan)
 }
 
 TM_Result
-cx_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
-				CommandId cid, Snapshot snapshot, Snapshot crosscheck,
-				bool wait, TM_FailureData *tmfd, LockTupleMode *lockmode,
-				CxUpdateIndexes *update_indexes)
+cx_tuple_update(CX_TUPLE_UPDATE_PARAMS(rel, otid, slot, cid, snapshot,
+									   crosscheck, wait, tmfd, lockmode,
+									   update_indexes))
 {
 	MemoryContext cxt;
 	MemoryContext oldcxt = begin_encode(&cxt);
@@ -821,12 +821,19 @@ cx_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 		saves = true;
 	}
 
-	newtup = form_planned_row(rel, &plan, 0);
+	/*
+	 * A change that is not to be decoded (19's TABLE_UPDATE_NO_LOGICAL): its
+	 * new TOAST rows are written without logical information either, and no
+	 * bodies are logged.
+	 */
+	newtup = form_planned_row(rel, &plan,
+							  cx_update_no_logical() ? HEAP_INSERT_NO_LOGICAL : 0);
 	newtup->t_tableOid = RelationGetRelid(rel);
-	if (bodies_wanted(rel))
+	if (!cx_update_no_logical() && bodies_wanted(rel))
 		log_identity_bodies(rel, oldtup);
-	result = cx_heap_update(rel, otid, newtup, cid, crosscheck, wait, tmfd,
-							lockmode, update_indexes);
+	result = cx_heap_update_options(rel, otid, newtup, cid,
+									cx_update_options_given(), crosscheck,
+									wait, tmfd, lockmode, update_indexes);
 
 	if (result == TM_Ok)
 	{

@@ -17,8 +17,14 @@
 #include "postgres.h"
 
 #include "access/rewriteheap.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_am.h"
+#include "catalog/pg_class.h"
+#include "commands/defrem.h"
 #include "commands/progress.h"
 #include "storage/bufmgr.h"
+#include "tcop/utility.h"
+#include "utils/syscache.h"
 
 #include "am/am.h"
 #include "am/rewrite.h"
@@ -28,9 +34,97 @@
 /* GUC compressx.debug_rewrite_delay: test aid, sleep per 64 tuples copied */
 int			cx_debug_rewrite_delay_ms = 0;
 
+#ifdef CX_HAVE_REPACK_CONCURRENTLY
+/*
+ * REPACK (CONCURRENTLY), PostgreSQL 19: core copies the table as of a
+ * snapshot, then applies the changes it decoded from the table's WAL
+ * meanwhile to the new table through heap's routine, tuples as decoded.
+ * Core allows it on tables with heap's own routine only and refuses others
+ * with a message that knows nothing of compressx.  Refuse it on a compressx
+ * table first, before any lock, slot or copy, naming the way compressx
+ * rewrites a table without blocking writers.  REPACK without CONCURRENTLY
+ * (and CLUSTER, VACUUM FULL) go through relation_copy_for_cluster below and
+ * keep every column's codec, level and dictionary.
+ *
+ * Reads only pg_class and pg_am rows (no lock: a table that changes access
+ * method meanwhile meets core's own check); nothing derived from row data.
+ */
+static ProcessUtility_hook_type prev_process_utility = NULL;
+
+/* Whether the table relid is stored by compressx's access method. */
+static bool
+relid_is_compressx(Oid relid)
+{
+	HeapTuple	tup;
+	Oid			relam;
+	regproc		handler = InvalidOid;
+
+	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	if (!HeapTupleIsValid(tup))
+		return false;
+	relam = ((Form_pg_class) GETSTRUCT(tup))->relam;
+	ReleaseSysCache(tup);
+	if (!OidIsValid(relam))
+		return false;
+	tup = SearchSysCache1(AMOID, ObjectIdGetDatum(relam));
+	if (!HeapTupleIsValid(tup))
+		return false;
+	if (((Form_pg_am) GETSTRUCT(tup))->amtype == AMTYPE_TABLE)
+		handler = ((Form_pg_am) GETSTRUCT(tup))->amhandler;
+	ReleaseSysCache(tup);
+	/* the handler sets cx_am_routine when it is compressx's */
+	return OidIsValid(handler) && GetTableAmRoutine(handler) == cx_am_routine &&
+		cx_am_routine != NULL;
+}
+
+static void
+check_repack(RepackStmt *stmt)
+{
+	bool		concurrently = false;
+	Oid			relid;
+
+	foreach_node(DefElem, opt, stmt->params)
+	{
+		if (strcmp(opt->defname, "concurrently") == 0)
+			concurrently = defGetBoolean(opt);
+	}
+	if (!concurrently || stmt->relation == NULL || stmt->relation->relation == NULL)
+		return;
+	relid = RangeVarGetRelid(stmt->relation->relation, NoLock, true);
+	if (!OidIsValid(relid) || !relid_is_compressx(relid))
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("cannot execute %s on compressx table \"%s\"",
+					"REPACK (CONCURRENTLY)", stmt->relation->relation->relname),
+			 errdetail("REPACK (CONCURRENTLY) applies the changes made during the copy through heap's access method, which does not store compressx's values."),
+			 errhint("To rewrite a compressx table while other sessions write to it, use CALL compressx.recompress_online(...) and then VACUUM; REPACK without CONCURRENTLY rewrites it keeping every column's codec, level and dictionary.")));
+}
+
+static void
+cx_repack_utility(PlannedStmt *pstmt, const char *queryString,
+				  bool readOnlyTree, ProcessUtilityContext context,
+				  ParamListInfo params, QueryEnvironment *queryEnv,
+				  DestReceiver *dest, QueryCompletion *qc)
+{
+	if (IsA(pstmt->utilityStmt, RepackStmt))
+		check_repack((RepackStmt *) pstmt->utilityStmt);
+	if (prev_process_utility)
+		prev_process_utility(pstmt, queryString, readOnlyTree, context,
+							 params, queryEnv, dest, qc);
+	else
+		standard_ProcessUtility(pstmt, queryString, readOnlyTree, context,
+								params, queryEnv, dest, qc);
+}
+#endif
+
 void
 cx_rewrite_init(void)
 {
+#ifdef CX_HAVE_REPACK_CONCURRENTLY
+	prev_process_utility = ProcessUtility_hook;
+	ProcessUtility_hook = cx_repack_utility;
+#endif
 	DefineCustomIntVariable("compressx.debug_rewrite_delay",
 							"Sleeps this long after every 64 tuples a rewrite copies (testing aid).",
 							"Used by compressx's crash tests to stop the server mid-rewrite.",
@@ -152,8 +246,8 @@ cx_rewrite_copy(Relation OldHeap, Relation NewHeap, Relation OldIndex,
 	bool	   *isnull = palloc(sizeof(bool) * Max(desc->natts, 1));
 	Datum	   *svalues = palloc(sizeof(Datum) * Max(desc->natts, 1));
 	bool	   *snulls = palloc(sizeof(bool) * Max(desc->natts, 1));
-	const int	count_idx[] = {PROGRESS_CLUSTER_HEAP_TUPLES_SCANNED,
-	PROGRESS_CLUSTER_HEAP_TUPLES_WRITTEN};
+	const int	count_idx[] = {CX_PROGRESS_CLUSTER_HEAP_TUPLES_SCANNED,
+	CX_PROGRESS_CLUSTER_HEAP_TUPLES_WRITTEN};
 	int64		count_val[2];
 
 	rwstate = begin_heap_rewrite(OldHeap, NewHeap, OldestXmin, FreezeXid,
@@ -167,19 +261,19 @@ cx_rewrite_copy(Relation OldHeap, Relation NewHeap, Relation OldIndex,
 									   NULL, TUPLESORT_NONE);
 	if (OldIndex != NULL && !use_sort)
 	{
-		pgstat_progress_update_param(PROGRESS_CLUSTER_PHASE,
-									 PROGRESS_CLUSTER_PHASE_INDEX_SCAN_HEAP);
-		pgstat_progress_update_param(PROGRESS_CLUSTER_INDEX_RELID,
+		pgstat_progress_update_param(CX_PROGRESS_CLUSTER_PHASE,
+									 CX_PROGRESS_CLUSTER_PHASE_INDEX_SCAN_HEAP);
+		pgstat_progress_update_param(CX_PROGRESS_CLUSTER_INDEX_RELID,
 									 RelationGetRelid(OldIndex));
 		iscan = cx_index_beginscan(OldHeap, OldIndex, SnapshotAny, 0, 0);
 		index_rescan(iscan, NULL, 0, NULL, 0);
 	}
 	else
 	{
-		pgstat_progress_update_param(PROGRESS_CLUSTER_PHASE,
-									 PROGRESS_CLUSTER_PHASE_SEQ_SCAN_HEAP);
-		tscan = table_beginscan(OldHeap, SnapshotAny, 0, NULL);
-		pgstat_progress_update_param(PROGRESS_CLUSTER_TOTAL_HEAP_BLKS,
+		pgstat_progress_update_param(CX_PROGRESS_CLUSTER_PHASE,
+									 CX_PROGRESS_CLUSTER_PHASE_SEQ_SCAN_HEAP);
+		tscan = cx_table_beginscan(OldHeap, SnapshotAny, 0, NULL);
+		pgstat_progress_update_param(CX_PROGRESS_CLUSTER_TOTAL_HEAP_BLKS,
 									 ((HeapScanDesc) tscan)->rs_nblocks);
 	}
 
@@ -204,7 +298,7 @@ cx_rewrite_copy(Relation OldHeap, Relation NewHeap, Relation OldIndex,
 			if (prev_block != ((HeapScanDesc) tscan)->rs_cblock)
 			{
 				prev_block = ((HeapScanDesc) tscan)->rs_cblock;
-				pgstat_progress_update_param(PROGRESS_CLUSTER_HEAP_BLKS_SCANNED,
+				pgstat_progress_update_param(CX_PROGRESS_CLUSTER_HEAP_BLKS_SCANNED,
 											 prev_block + 1);
 			}
 		}
@@ -234,7 +328,7 @@ cx_rewrite_copy(Relation OldHeap, Relation NewHeap, Relation OldIndex,
 
 			MemoryContextSwitchTo(oldcxt);
 			tuplesort_putheaptuple(sort, copy);
-			pgstat_progress_update_param(PROGRESS_CLUSTER_HEAP_TUPLES_SCANNED,
+			pgstat_progress_update_param(CX_PROGRESS_CLUSTER_HEAP_TUPLES_SCANNED,
 										 (int64) *num_tuples);
 		}
 		else
@@ -253,7 +347,7 @@ cx_rewrite_copy(Relation OldHeap, Relation NewHeap, Relation OldIndex,
 
 	if (tscan)
 	{
-		pgstat_progress_update_param(PROGRESS_CLUSTER_HEAP_BLKS_SCANNED,
+		pgstat_progress_update_param(CX_PROGRESS_CLUSTER_HEAP_BLKS_SCANNED,
 									 ((HeapScanDesc) tscan)->rs_nblocks);
 		table_endscan(tscan);
 	}
@@ -266,11 +360,11 @@ cx_rewrite_copy(Relation OldHeap, Relation NewHeap, Relation OldIndex,
 		HeapTuple	tuple;
 		int64		written = 0;
 
-		pgstat_progress_update_param(PROGRESS_CLUSTER_PHASE,
-									 PROGRESS_CLUSTER_PHASE_SORT_TUPLES);
+		pgstat_progress_update_param(CX_PROGRESS_CLUSTER_PHASE,
+									 CX_PROGRESS_CLUSTER_PHASE_SORT_TUPLES);
 		tuplesort_performsort(sort);
-		pgstat_progress_update_param(PROGRESS_CLUSTER_PHASE,
-									 PROGRESS_CLUSTER_PHASE_WRITE_NEW_HEAP);
+		pgstat_progress_update_param(CX_PROGRESS_CLUSTER_PHASE,
+									 CX_PROGRESS_CLUSTER_PHASE_WRITE_NEW_HEAP);
 		while ((tuple = tuplesort_getheaptuple(sort, true)) != NULL)
 		{
 			CHECK_FOR_INTERRUPTS();
@@ -281,7 +375,7 @@ cx_rewrite_copy(Relation OldHeap, Relation NewHeap, Relation OldIndex,
 						values, isnull, svalues, snulls, true, reform, arg);
 			MemoryContextSwitchTo(oldcxt);
 			MemoryContextReset(tuplecxt);
-			pgstat_progress_update_param(PROGRESS_CLUSTER_HEAP_TUPLES_WRITTEN, ++written);
+			pgstat_progress_update_param(CX_PROGRESS_CLUSTER_HEAP_TUPLES_WRITTEN, ++written);
 		}
 		tuplesort_end(sort);
 	}
@@ -311,13 +405,30 @@ void
 cx_relation_copy_for_cluster(Relation OldTable, Relation NewTable,
 							 Relation OldIndex, bool use_sort,
 							 TransactionId OldestXmin,
+							 CX_CLUSTER_SNAPSHOT_PARAM
 							 TransactionId *xid_cutoff,
 							 MultiXactId *multi_cutoff,
 							 double *num_tuples, double *tups_vacuumed,
 							 double *tups_recently_dead)
 {
-	CxColumnSetting *settings = palloc(sizeof(CxColumnSetting) *
-									   Max(RelationGetDescr(NewTable)->natts, 1));
+	CxColumnSetting *settings;
+
+	/*
+	 * 19's REPACK (CONCURRENTLY) copies what a snapshot sees and applies the
+	 * decoded changes afterwards, through heap's own routine.  Core runs it
+	 * on heap's routine only, so this is not reached; were it reached, the
+	 * copy below (every version, by OldestXmin) would duplicate the changes:
+	 * refuse before writing anything, pointing to compressx's online way.
+	 */
+	if (cx_cluster_concurrent())
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot execute %s on compressx table \"%s\"",
+						"REPACK (CONCURRENTLY)", RelationGetRelationName(OldTable)),
+				 errhint("To rewrite a compressx table while other sessions write to it, use CALL compressx.recompress_online(...) and then VACUUM; REPACK without CONCURRENTLY rewrites it keeping every column's codec, level and dictionary.")));
+
+	settings = palloc(sizeof(CxColumnSetting) *
+					  Max(RelationGetDescr(NewTable)->natts, 1));
 
 	/* the settings of the table being rebuilt, named by OID, not by name */
 	cx_resolve_settings_of(NewTable, RelationGetRelid(OldTable), settings);

@@ -213,7 +213,7 @@ tts_cx_init(TupleTableSlot *slot)
 	{
 		MemoryContext oldcxt = MemoryContextSwitchTo(slot->tts_mcxt);
 
-		cslot->child = MakeTupleTableSlot(desc, &TTSOpsBufferHeapTuple);
+		cslot->child = cx_make_tuple_table_slot(desc, &TTSOpsBufferHeapTuple);
 		slot->tts_values = cslot->child->tts_values;
 		slot->tts_isnull = cslot->child->tts_isnull;
 		cslot->shared = true;
@@ -683,8 +683,8 @@ cx_slot_begin_fetch(TupleTableSlot *slot)
 	{
 		MemoryContext oldcxt = MemoryContextSwitchTo(slot->tts_mcxt);
 
-		cslot->child = MakeTupleTableSlot(slot->tts_tupleDescriptor,
-										  &TTSOpsBufferHeapTuple);
+		cslot->child = cx_make_tuple_table_slot(slot->tts_tupleDescriptor,
+												 &TTSOpsBufferHeapTuple);
 		MemoryContextSwitchTo(oldcxt);
 	}
 	return cslot->child;

@@ -70,6 +70,7 @@
 #include "utils/rel.h"
 #include "utils/xid8.h"
 
+#include "compat.h"
 #include "catalog/relation.h"
 #include "catalog/dict_dropped.h"
 
@@ -202,8 +203,8 @@ cx_dict_purge_dropped(Oid dicts_oid)
 		 * when that transaction commits it is gone, when it aborts the next
 		 * purge deletes it.  Nothing else changes a dropped dictionary.
 		 */
-		result = heap_delete(rel, &tup->t_self, GetCurrentCommandId(true),
-							 InvalidSnapshot, false, &tmfd, false);
+		result = cx_heap_delete(rel, &tup->t_self, GetCurrentCommandId(true),
+								InvalidSnapshot, false, &tmfd);
 		if (result == TM_Ok)
 			deleted++;
 		else if (result != TM_BeingModified && result != TM_Deleted &&

@@ -58,6 +58,7 @@
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
+#include "utils/tuplestore.h"
 
 #include "storage/format.h"
 #include "catalog/relation.h"

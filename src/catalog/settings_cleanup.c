@@ -35,6 +35,7 @@
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
 
+#include "compat.h"
 #include "catalog/generation.h"
 #include "catalog/relation.h"
 #include "catalog/settings.h"
@@ -342,8 +343,8 @@ delete_rows_of(Oid tableoid, AttrNumber relid_attno, Oid relid,
 				if (!isnull && DatumGetBool(keep))
 					continue;
 			}
-			result = heap_delete(rel, &tup->t_self, GetCurrentCommandId(true),
-								 InvalidSnapshot, true, &tmfd, false);
+			result = cx_heap_delete(rel, &tup->t_self, GetCurrentCommandId(true),
+									InvalidSnapshot, true, &tmfd);
 			if (result == TM_Ok)
 				deleted++;
 			else if (result == TM_Updated)

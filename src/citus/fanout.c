@@ -18,6 +18,7 @@
 #include "storage/lmgr.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/tuplestore.h"
 
 #include "citus/citus.h"
 #include "catalog/relation.h"

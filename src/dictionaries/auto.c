@@ -63,6 +63,7 @@
 #include "utils/rls.h"
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
+#include "utils/tuplestore.h"
 
 #include "citus/citus.h"
 #include "catalog/dict.h"

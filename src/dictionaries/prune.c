@@ -86,12 +86,15 @@
 #include "postgres.h"
 
 #include "pgstat.h"
+#include "storage/latch.h"
 #include "storage/lmgr.h"
+#include "storage/lock.h"
 #include "utils/fmgroids.h"
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
+#include "utils/wait_event.h"
 
 #include "catalog/dict_auto.h"
 #include "catalog/relation.h"

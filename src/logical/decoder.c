@@ -46,8 +46,8 @@
  * Dictionaries are read with the historic snapshot (catalog/dict.c).
  *
  * txn->toast_hash's entries are reorderbuffer.c's private
- * ReorderBufferToastEnt, copied below as CxToastEnt: identical in 15.18 and
- * 18.6 (16 and 17: not checked here, no source).  The TAP test
+ * ReorderBufferToastEnt, copied below as CxToastEnt: identical in 15.18,
+ * 18.6 and 19~rc1 (16 and 17: not checked here, no source; see compat.h).  The TAP test
  * 012_logical.pl exercises it on each major the suite runs.
  *
  *-------------------------------------------------------------------------
@@ -74,7 +74,7 @@
 #include "logical/decoder.h"
 
 #ifndef CX_TOAST_ENT_CHECKED
-#error "reorderbuffer.c's ReorderBufferToastEnt is checked for PostgreSQL 15 to 18 only"
+#error "reorderbuffer.c's ReorderBufferToastEnt is checked for PostgreSQL 15 to 19 only"
 #endif
 
 /* reorderbuffer.c's ReorderBufferToastEnt (see the head comment) */

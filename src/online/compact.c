@@ -77,6 +77,7 @@
 #include "access/xact.h"
 #include "storage/bufmgr.h"
 #include "storage/freespace.h"
+#include "storage/proc.h"
 #include "storage/procarray.h"
 #include "utils/hsearch.h"
 #include "utils/lsyscache.h"
@@ -264,7 +265,7 @@ survey_block(Relation rel, Survey *sv, BlockNumber blk, bool prune,
 			MarkBufferDirtyHint(buf, true);
 		}
 		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
-		heap_page_prune_opt(rel, buf);
+		cx_heap_page_prune_opt(rel, buf);
 	}
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	maxoff = PageIsNew(page) ? InvalidOffsetNumber : PageGetMaxOffsetNumber(page);

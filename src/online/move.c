@@ -17,6 +17,7 @@
 #include "catalog/pg_am_d.h"
 #include "common/hashfn.h"
 #include "storage/bufmgr.h"
+#include "storage/proc.h"
 #include "storage/procarray.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
@@ -115,7 +116,7 @@ cx_online_settings_mark(Oid relid)
 	srel = table_open(setid, AccessShareLock);
 	snap = RegisterSnapshot(GetLatestSnapshot());
 	ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(relid));
-	scan = table_beginscan(srel, snap, 1, &key);
+	scan = cx_table_beginscan(srel, snap, 1, &key);
 	while ((tup = heap_getnext(scan, ForwardScanDirection)) != NULL)
 	{
 		uint64		v[2];

@@ -282,7 +282,7 @@ cx_online_prune_range(Relation rel, BlockNumber from, BlockNumber to)
 			MarkBufferDirtyHint(buf, true);
 		}
 		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
-		heap_page_prune_opt(rel, buf);
+		cx_heap_page_prune_opt(rel, buf);
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
 		avail = PageGetHeapFreeSpace(page);
 		LockBuffer(buf, BUFFER_LOCK_UNLOCK);

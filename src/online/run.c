@@ -12,8 +12,10 @@
 #include "catalog/catalog.h"
 #include "executor/spi.h"
 #include "pgstat.h"
+#include "storage/latch.h"
 #include "storage/lmgr.h"
 #include "utils/lsyscache.h"
+#include "utils/wait_event.h"
 #include "am/am.h"
 #include "online/run.h"
 

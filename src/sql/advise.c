@@ -80,6 +80,7 @@
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/snapmgr.h"
+#include "utils/tuplestore.h"
 
 #include "catalog/dict.h"
 #include "catalog/relation.h"

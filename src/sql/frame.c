@@ -28,6 +28,7 @@
 #include "port/pg_crc32c.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
+#include "utils/tuplestore.h"
 
 #include "storage/codec.h"
 #include "compat.h"

@@ -41,6 +41,7 @@
 #include "utils/rls.h"
 #include "utils/sampling.h"
 #include "utils/snapmgr.h"
+#include "utils/tuplestore.h"
 
 #include "catalog/dict_auto.h"
 #include "catalog/relation.h"

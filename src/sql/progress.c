@@ -21,6 +21,9 @@
 
 PG_FUNCTION_INFO_V1(compressx_progress_info);
 
+/* recompress_table's marker at param 20 (sql/recompress.c, "CXRC") */
+#define CX_RECOMPRESS_MARKER_VALUE	0x43585243
+
 /*
  * compressx.progress_info() RETURNS SETOF (pid int4, datid oid, relid oid,
  *		param1 .. param20 int8)
@@ -45,6 +48,7 @@ compressx_progress_info(PG_FUNCTION_ARGS)
 		PgBackendStatus *be;
 		Datum		values[PGSTAT_NUM_PROGRESS_PARAM + 3];
 		bool		nulls[PGSTAT_NUM_PROGRESS_PARAM + 3];
+		int64		params[PGSTAT_NUM_PROGRESS_PARAM];
 
 		if (local == NULL)
 			continue;
@@ -58,8 +62,12 @@ compressx_progress_info(PG_FUNCTION_ARGS)
 		values[0] = Int32GetDatum(be->st_procpid);
 		values[1] = ObjectIdGetDatum(be->st_databaseid);
 		values[2] = ObjectIdGetDatum(be->st_progress_command_target);
+		memcpy(params, be->st_progress_param, sizeof(params));
+		/* recompress_table's, in CLUSTER's numbers of 15 to 18 */
+		if (params[PGSTAT_NUM_PROGRESS_PARAM - 1] == CX_RECOMPRESS_MARKER_VALUE)
+			cx_progress_as_cluster(params);
 		for (int p = 0; p < PGSTAT_NUM_PROGRESS_PARAM; p++)
-			values[p + 3] = Int64GetDatum(be->st_progress_param[p]);
+			values[p + 3] = Int64GetDatum(params[p]);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;

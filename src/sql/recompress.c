@@ -44,7 +44,6 @@
 #include "catalog/catalog.h"
 #include "catalog/indexing.h"
 #include "catalog/pg_inherits.h"
-#include "commands/cluster.h"
 #include "commands/progress.h"
 #include "commands/tablecmds.h"
 #include "funcapi.h"
@@ -54,6 +53,7 @@
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
+#include "utils/tuplestore.h"
 
 #include "storage/format.h"
 #include "am/am.h"
@@ -356,7 +356,7 @@ recompress_leaf_as_owner(Relation rel, TargetColumn *targets, int ntargets, int 
 
 	pgstat_progress_start_command(CX_PROGRESS_COMMAND, relid);
 	{
-		const int	idx[] = {PROGRESS_CLUSTER_COMMAND, CX_PROGRESS_LEAF_NUMBER,
+		const int	idx[] = {CX_PROGRESS_CLUSTER_COMMAND, CX_PROGRESS_LEAF_NUMBER,
 		CX_PROGRESS_MARKER};
 		const int64 val[] = {0, leafno, CX_PROGRESS_MARKER_VALUE};
 
@@ -525,7 +525,7 @@ recompress_leaf_as_owner(Relation rel, TargetColumn *targets, int ntargets, int 
 	table_close(rel, NoLock);
 
 	/* Step 5: swap files (TOAST by links) and rebuild all indexes. */
-	finish_heap_swap(relid, OIDNewHeap, false, swap_toast_by_content, false, true,
+	cx_finish_heap_swap(relid, OIDNewHeap, false, swap_toast_by_content, false, true,
 					 FreezeXid, MultiXactCutoff, relpersistence);
 
 	/* the sizes the rewritten table stores */

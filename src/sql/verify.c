@@ -42,6 +42,7 @@
 #include "utils/memutils.h"
 #include "utils/resowner.h"
 #include "utils/snapmgr.h"
+#include "utils/tuplestore.h"
 
 #include "storage/format.h"
 #include "sql/inspect.h"
@@ -247,7 +248,7 @@ report_orphans(Relation rel, ReturnSetInfo *rsinfo, int64 *orphans)
 	refs = hash_create("compressx referenced TOAST values", 1024, &ctl,
 					   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 	slot = table_slot_create(rel, NULL);
-	scan = table_beginscan(rel, SnapshotAny, 0, NULL);
+	scan = cx_table_beginscan(rel, SnapshotAny, 0, NULL);
 	while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
 	{
 		TupleTableSlot *stored = cx_slot_stored(slot);
@@ -312,7 +313,7 @@ verify_leaf(Relation rel, ReturnSetInfo *rsinfo, int64 *rows, int64 *orphans)
 {
 	TupleDesc	desc = RelationGetDescr(rel);
 	TupleTableSlot *slot = table_slot_create(rel, NULL);
-	TableScanDesc scan = table_beginscan(rel, GetActiveSnapshot(), 0, NULL);
+	TableScanDesc scan = cx_table_beginscan(rel, GetActiveSnapshot(), 0, NULL);
 	MemoryContext rowcxt = AllocSetContextCreate(CurrentMemoryContext,
 												 "compressx verify row",
 												 ALLOCSET_DEFAULT_SIZES);

@@ -448,15 +448,17 @@ if ($pub->pg_version >= 17)
 	my $synced = 0;
 	foreach (1 .. 60)
 	{
-		$fo->psql('postgres', 'SELECT pg_sync_replication_slots()');
-		$synced = $fo->safe_psql('postgres',
-			"SELECT count(*) FROM pg_replication_slots WHERE slot_name = 'fo' AND synced AND NOT temporary");
-		last if $synced;
-		# the slot must need no WAL and no catalog rows the standby lacks
+		# the slot must need no WAL and no catalog rows the standby lacks:
+		# advance it first (19's pg_sync_replication_slots() waits until the
+		# slot can be synchronized instead of returning; bounded here)
 		$pub->safe_psql('postgres', q{
 		    SELECT pg_log_standby_snapshot();
 		    SELECT pg_replication_slot_advance('fo', pg_current_wal_lsn());});
 		$pub->wait_for_catchup($fo);
+		$fo->psql('postgres', q{SET statement_timeout = '10s'; SELECT pg_sync_replication_slots()});
+		$synced = $fo->safe_psql('postgres',
+			"SELECT count(*) FROM pg_replication_slots WHERE slot_name = 'fo' AND synced AND NOT temporary");
+		last if $synced;
 		sleep 1;
 	}
 	is($synced, '1', 'the failover slot is synchronized to the standby');
