@@ -59,6 +59,13 @@
 #define cx_restrict_search_path() ((void) 0)
 #endif
 
+/* 17 moved the backend's local transaction id into PGPROC.vxid. */
+#if PG_VERSION_NUM >= 170000
+#define CX_MY_LXID (MyProc->vxid.lxid)
+#else
+#define CX_MY_LXID (MyProc->lxid)
+#endif
+
 /* 16 moved the varlena macros to varatt.h. */
 #if PG_VERSION_NUM >= 160000
 #include "varatt.h"

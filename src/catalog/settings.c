@@ -60,6 +60,7 @@
 #include "utils/syscache.h"
 #include "utils/tuplestore.h"
 
+#include "compat.h"
 #include "storage/format.h"
 #include "catalog/relation.h"
 #include "catalog/settings.h"
@@ -222,7 +223,7 @@ static LocalTransactionId rewrite_note_lxid = InvalidLocalTransactionId;
 Oid
 cx_take_rewrite_note(void)
 {
-	Oid			relid = rewrite_note_lxid == MyProc->lxid ? rewrite_note_relid : InvalidOid;
+	Oid			relid = rewrite_note_lxid == CX_MY_LXID ? rewrite_note_relid : InvalidOid;
 
 	rewrite_note_relid = InvalidOid;
 	rewrite_note_lxid = InvalidLocalTransactionId;
@@ -253,7 +254,7 @@ cx_settings_relid(Relation rel)
 	if (!ok)
 		return RelationGetRelid(rel);
 	rewrite_note_relid = (Oid) oid;
-	rewrite_note_lxid = MyProc->lxid;
+	rewrite_note_lxid = CX_MY_LXID;
 	return (Oid) oid;
 }
 

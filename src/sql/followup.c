@@ -32,6 +32,7 @@
  */
 #include "postgres.h"
 
+#include "access/htup_details.h"
 #include "access/genam.h"
 #include "access/table.h"
 #include "catalog/indexing.h"
