@@ -12,18 +12,23 @@
 #
 #   test/run_pg19.sh
 #
-#   CX_SID19_ROOT         the sid root (/opt/sid19)
+#   CX_SID19_ROOT         the sid root (default: sid19 in the cache,
+#                         /opt/compressx-cache/sid19; test/sid19_root.sh
+#                         makes it when it is not there)
 #   CX_VERSION_TEST_PORT  port of its throwaway cluster (55419)
 #   CX_ONLY_REGRESS, CX_ONLY_SPECS, CX_ONLY_TAP, CX_KEEP_WORKDIR
 #                         as for test/run_version_suite.sh
 set -u
 umask 022
-root=${CX_SID19_ROOT:-/opt/sid19}
+root=${CX_SID19_ROOT:-${CX_COMPILE_CACHE:-/opt/compressx-cache}/sid19}
 cx_root=$(cd "$(dirname "$0")/.." && pwd)
 
 fail() { echo "$1 ... FAILED"; echo "0 passed, 1 failed"; exit 1; }
 
 [ "$(id -u)" -eq 0 ] || fail "test/run_pg19.sh enters the sid root with chroot: run it as root"
+# made once into the cache (test/sid19_root.sh, about 5 minutes)
+[ -x "$root/usr/lib/postgresql/19/bin/pg_config" ] || bash "$cx_root/test/sid19_root.sh" "$root" ||
+    fail "making the sid root $root (test/sid19_root.sh)"
 [ -x "$root/usr/lib/postgresql/19/bin/postgres" ] && [ -x "$root/usr/lib/postgresql/19/bin/pg_config" ] ||
     fail "PostgreSQL 19 in the sid root $root (postgresql-19, postgresql-server-dev-19; see doc/testing.md)"
 

@@ -69,8 +69,9 @@
 #                  (test/package_check.sh)                       CX_SKIP_PACKAGE
 #
 # PGVERSIONS selects the majors whose parts run, among 15 16 17 18 19
-# (default: 15 to 18; 19, suite-pg19 (test/run_pg19.sh, CX_SKIP_PG19),
-# needs a sid root with 19's packages, see doc/testing.md):
+# (default: all five; 19's suite, suite-pg19 (test/run_pg19.sh,
+# CX_SKIP_PG19), runs in a sid root with 19~rc1's packages, which
+# test/sid19_root.sh makes once into the cache):
 #   PGVERSIONS=18 bash test/run_tests.sh     only 18's parts (and the
 #                                            version-neutral ones)
 #   PGVERSIONS="15 18" bash test/run_tests.sh   15's and 18's
@@ -81,7 +82,7 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 
-pgversions=" ${PGVERSIONS:-15 16 17 18} "
+pgversions=" ${PGVERSIONS:-15 16 17 18 19} "
 for v in $pgversions; do
     case $v in
         15|16|17|18|19) ;;
