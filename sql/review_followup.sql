@@ -16,7 +16,7 @@ SELECT g, repeat(md5(g::text), 60), int4range(g, g + 1) FROM generate_series(1, 
 CREATE UNIQUE INDEX "Ix; ""q"".1" ON "T a;b.""c""" (id);
 ALTER TABLE "T a;b.""c""" ADD CONSTRAINT "Ex cl" EXCLUDE USING gist (r WITH &&);
 -- a failed CREATE INDEX CONCURRENTLY leaves an invalid index
-CREATE UNIQUE INDEX CONCURRENTLY bad_cic ON "T a;b.""c""" ((id % 10));
+CREATE UNIQUE INDEX CONCURRENTLY bad_cic ON "T a;b.""c""" ((id % 1));
 SELECT c.relname, i.indisvalid, i.indisexclusion
 FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
 WHERE i.indrelid = '"T a;b.""c"""'::regclass ORDER BY c.relname COLLATE "C";

@@ -66,6 +66,11 @@ for my $i (1 .. 4)
 	die "fork: $!" unless defined $pid;
 	if ($pid == 0)
 	{
+		# a burner is killed at the end: by the default action, not by the
+		# test modules' handler (PostgreSQL::Test::Utils dies on TERM, and
+		# dying would run their END blocks, which stop the test's node, in
+		# the burner)
+		$SIG{TERM} = $SIG{INT} = 'DEFAULT';
 		POSIX::setsid();
 		my $parent = getppid();
 		my $until = time + 600;
