@@ -15,8 +15,14 @@
  *	   form; larger ones gain little from a dictionary and would make memory
  *	   unbounded), at most 8 MB of them.  Every fourth value is kept apart
  *	   for measuring ("held-out"), the others are for training.
- *	2. Fewer than compressx.auto_dictionary_min_values values: no
- *	   dictionary yet, and the column's state says how many there are.
+ *	2. Fewer than compressx.auto_dictionary_min_values values, unless they
+ *	   are at least CX_AUTO_FLOOR_VALUES (100) holding
+ *	   compressx.auto_dictionary_min_bytes (1 MB): no dictionary yet, and
+ *	   the column's state says how many there are.  The byte rule is for
+ *	   large values (documents of 5-15 kB make 600-1600 values in the 8 MB
+ *	   of the sample, short of the 1000 a count asks for), whose
+ *	   dictionary is then decided by its measured gain (step 3) as for
+ *	   small values; the floor keeps small tables from training.
  *	3. No dictionary yet: train one (compressx.auto_dictionary_size bytes at
  *	   most) and measure the stored ratio of the held-out values with it and
  *	   without one, at the column's level, headers included, as compressx
@@ -366,14 +372,23 @@ check_column(Relation rel, AttrNumber attnum, const CxColumnSetting *s)
 	if (dict_id != 0 && cx_dict_cdict(dict_id, s->level) == NULL)
 		dict_id = 0;
 
-	/* 2. enough values? */
-	if (nvalues < cx_auto_min_values)
+	/*
+	 * 2. enough values?  Either compressx.auto_dictionary_min_values of
+	 * them, or compressx.auto_dictionary_min_bytes in at least
+	 * CX_AUTO_FLOOR_VALUES: large values never make the count in a sample
+	 * of 8 MB, and whether a dictionary pays for them is for the
+	 * measurement of step 3 to say, not for a count.
+	 */
+	if (nvalues < cx_auto_min_values &&
+		(nvalues < CX_AUTO_FLOOR_VALUES || st.bytes < (int64) cx_auto_min_kb * 1024))
 	{
 		action = dict_id ? "kept" : "waiting";
 		state = dict_id ? "active" : "waiting";
-		message = psprintf("Not enough values%s: %d of %d (compressx.auto_dictionary_min_values), in a sample of %d rows.",
+		message = psprintf("Not enough values%s: %d of %d (compressx.auto_dictionary_min_values), in a sample of %d rows; they hold %lld kB, and %d values or more that hold %d kB (compressx.auto_dictionary_min_bytes) would do too.",
 						   dict_id ? " to check the dictionary" : "",
-						   nvalues, cx_auto_min_values, st.rows);
+						   nvalues, cx_auto_min_values, st.rows,
+						   (long long) ((st.bytes + 1023) / 1024), CX_AUTO_FLOOR_VALUES,
+						   cx_auto_min_kb);
 		if (st.too_large > 0)
 			message = psprintf("%s %d values larger than 128 kB were left out: a dictionary helps small values.",
 							   message, st.too_large);

@@ -26,6 +26,8 @@
 #include "catalog/relation.h"
 #include "catalog/settings.h"
 #include "catalog/dict.h"
+#include "catalog/dict_auto.h"
+#include "dictionaries/state.h"
 #include "sql/inspect.h"
 #include "storage/format.h"
 
@@ -334,6 +336,17 @@ compressx_train_dictionary(PG_FUNCTION_ARGS)
 		cx_settings_exec("UPDATE compressx.dictionaries SET shared = true WHERE dict_id = $1",
 						 1, idtype, idval, NULL);
 	}
+
+	/*
+	 * A column with dictionary => 'auto' keeps its policy: its state says
+	 * what was done, instead of what its last check found before (often
+	 * "not enough values"), until the next check measures the dictionary.
+	 */
+	if (settings[attnum - 1].dict_auto && cx_autodict_installed())
+		cx_autodict_record(relid, attnum, "active", nvalues, "trained",
+						   psprintf("Dictionary %d was trained by compressx.train_dictionary() on %d values; the next check measures it and keeps it while no new one does better by compressx.auto_dictionary_margin.",
+									dict_id, nsamples),
+						   -1, -1);
 
 	table_close(rel, NoLock);
 	cx_citus_push(relid);
