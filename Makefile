@@ -16,6 +16,7 @@ OBJS = \
 	src/am/am.o \
 	src/am/am_index.o \
 	src/am/am_write.o \
+	src/am/progress.o \
 	src/am/rewrite.o \
 	src/am/slot.o \
 	src/citus/citus.o \

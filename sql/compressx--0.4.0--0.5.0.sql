@@ -574,3 +574,52 @@ CREATE EVENT TRIGGER compressx_readability ON ddl_command_end
     WHEN TAG IN ('GRANT', 'REVOKE', 'ALTER TABLE', 'ALTER MATERIALIZED VIEW')
     EXECUTE FUNCTION compressx.on_readability_change();
 -- end of issue 33 A3
+
+-- Issue 34, item 5: progress of every compressx operation that can run
+-- for long, in one view: the rewrite of ALTER TABLE .. SET ACCESS METHOD
+-- compressx (and of any ALTER TABLE or REFRESH MATERIALIZED VIEW that
+-- rewrites into a compressx relation), advise, train_dictionary, checks
+-- of automatic dictionaries, recompress_table and recompress_online (their
+-- own views keep their details).  CLUSTER and VACUUM FULL of a compressx
+-- table report in core's pg_stat_progress_cluster.  Rows of the backends
+-- whose statistics the caller may read (compressx.progress_info()).
+CREATE VIEW compressx.progress AS
+SELECT p.pid,
+       d.datname,
+       p.relid,
+       p.relid::pg_catalog.regclass AS relation,
+       CASE p.param1 WHEN 1 THEN 'table rewrite' WHEN 2 THEN 'advise'
+                     WHEN 3 THEN 'train_dictionary' WHEN 4 THEN 'automatic dictionary check'
+       END AS operation,
+       CASE p.param2 WHEN 1 THEN 'sampling rows' WHEN 2 THEN 'reading values'
+                     WHEN 3 THEN 'trying codecs' WHEN 4 THEN 'writing rows'
+                     WHEN 5 THEN 'swapping relation files' WHEN 6 THEN 'rebuilding indexes'
+                     WHEN 7 THEN 'final cleanup' WHEN 8 THEN 'training a dictionary'
+                     WHEN 9 THEN 'measuring' ELSE 'starting'
+       END AS phase,
+       CASE p.param2 WHEN 1 THEN 'rows' WHEN 2 THEN 'values' WHEN 3 THEN 'candidates'
+                     WHEN 4 THEN 'rows' WHEN 9 THEN 'values'
+       END AS unit,
+       CASE WHEN p.param2 OPERATOR(pg_catalog.=) ANY ('{1,2,3,4,9}'::pg_catalog.int8[])
+            THEN p.param3 END AS done,
+       CASE WHEN p.param2 OPERATOR(pg_catalog.=) ANY ('{1,2,3,4,9}'::pg_catalog.int8[])
+             AND p.param4 OPERATOR(pg_catalog.>) 0::pg_catalog.int8
+            THEN p.param4 END AS total
+FROM compressx.progress_info() p
+LEFT JOIN pg_catalog.pg_database d ON d.oid OPERATOR(pg_catalog.=) p.datid
+WHERE p.param20 OPERATOR(pg_catalog.=) 1129860944::pg_catalog.int8
+UNION ALL
+SELECT r.pid, r.datname, r.relid, r.relation, 'recompress_table', r.phase,
+       'blocks', r.heap_blks_scanned,
+       CASE WHEN r.heap_blks_total OPERATOR(pg_catalog.>) 0::pg_catalog.int8 THEN r.heap_blks_total END
+FROM compressx.recompress_progress r
+UNION ALL
+SELECT o.pid, o.datname, o.relid, o.relation, 'recompress_online', o.phase,
+       'rows', o.rows_checked,
+       CASE WHEN o.rows_total_estimate OPERATOR(pg_catalog.>) 0::pg_catalog.int8 THEN o.rows_total_estimate END
+FROM compressx.recompress_online_progress o;
+
+GRANT SELECT ON compressx.progress TO PUBLIC;
+
+COMMENT ON VIEW compressx.progress IS
+'one row per compressx operation running in a backend whose statistics you may read: table rewrite (ALTER TABLE into compressx), advise, train_dictionary, automatic dictionary check, recompress_table, recompress_online; phase, unit, done, total (NULL: not counted or not known)';

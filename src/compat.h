@@ -260,4 +260,13 @@ cx_make_change_tuple(HeapTuple tup)
 #define cx_qualified_name_list(s) stringToQualifiedNameList(s)
 #endif
 
+/* 16 renamed relation_set_new_filenode (RelFileNode) to ..._filelocator. */
+#if PG_VERSION_NUM >= 160000
+#define CX_SET_NEW_FILE_CALLBACK relation_set_new_filelocator
+typedef RelFileLocator CxRelFileLocator;
+#else
+#define CX_SET_NEW_FILE_CALLBACK relation_set_new_filenode
+typedef RelFileNode CxRelFileLocator;
+#endif
+
 #endif							/* COMPRESSX_COMPAT_H */

@@ -78,6 +78,7 @@
 #include "dictionaries/prune.h"
 #include "dictionaries/state.h"
 #include "sql/inspect.h"
+#include "sql/progress.h"
 #include "storage/format.h"
 
 PG_FUNCTION_INFO_V1(compressx_set_column_codec_dictionary);
@@ -174,6 +175,7 @@ measure(List *values, int level, const void *cdict)
 
 		CHECK_FOR_INTERRUPTS();
 		cx_autodict_leave_if_wanted();
+		cx_progress_advance(1);
 		if (need > cap)
 		{
 			if (buf)
@@ -348,18 +350,23 @@ check_column(Relation rel, AttrNumber attnum, const CxColumnSetting *s)
 	double		baseline = -1;
 
 	own_setting_row(relid, attname, attnum);
+	cx_progress_begin(relid, CX_OP_AUTO_DICTIONARY);
 
 	/* 1. the sample */
 	st.attnum = attnum;
 	st.desc = RelationGetDescr(rel);
 	st.max_rows = Max(cx_auto_sample_rows, cx_auto_min_values);
+	cx_progress_phase(CX_PHASE_SAMPLING, st.max_rows);
 	cx_visit_tuples(rel, GetActiveSnapshot(), st.max_rows, sample_visitor, &st);
+	cx_progress_set_done(st.rows);
+	cx_progress_phase(CX_PHASE_READING, list_length(st.stored));
 	foreach(lc, st.stored)
 	{
 		struct varlena *v = (struct varlena *) lfirst(lc);
 		struct varlena *plain = cx_plain_value(v, relid, attname);
 
 		CHECK_FOR_INTERRUPTS();
+		cx_progress_advance(1);
 		cx_autodict_leave_if_wanted();
 		if (i++ % 4 == 3)
 			heldout = lappend(heldout, plain);
@@ -401,8 +408,11 @@ check_column(Relation rel, AttrNumber attnum, const CxColumnSetting *s)
 	else if (dict_id == 0)
 	{
 		/* 3. a first dictionary */
-		double		without = measure(heldout, s->level, NULL);
+		double		without;
 
+		cx_progress_phase(CX_PHASE_MEASURING, list_length(heldout));
+		without = measure(heldout, s->level, NULL);
+		cx_progress_phase(CX_PHASE_TRAINING, 0);
 		dict = cx_dict_train(train, cx_auto_dict_size, &nsamples, &nbytes, &error);
 		state = "waiting";
 		action = "waiting";
@@ -411,7 +421,10 @@ check_column(Relation rel, AttrNumber attnum, const CxColumnSetting *s)
 							   list_length(train), error);
 		else
 		{
-			double		with = measure_with(heldout, s->level, dict);
+			double		with;
+
+			cx_progress_phase(CX_PHASE_MEASURING, list_length(heldout));
+			with = measure_with(heldout, s->level, dict);
 
 			if (with < without * (1 + margin))
 				message = psprintf("No dictionary: one would not help enough, %.2fx with it and %.2fx without (it must do %d%% better). The values are too uniform or too varied for a dictionary.",
@@ -482,6 +495,7 @@ check_column(Relation rel, AttrNumber attnum, const CxColumnSetting *s)
 		}
 	}
 
+	cx_progress_end();
 	cx_autodict_record(relid, attnum, state, nvalues, action, message, ratio_now, baseline);
 	MemoryContextSwitchTo(outer);
 	message = pstrdup(message);

@@ -36,6 +36,7 @@
 #include "catalog/dict.h"
 #include "catalog/relation.h"
 #include "storage/format.h"
+#include "sql/progress.h"
 #include "sql/inspect.h"
 #include "citus/fanout.h"
 
@@ -396,6 +397,8 @@ compressx_advise(PG_FUNCTION_ARGS)
 		return (Datum) 0;
 	}
 	desc = RelationGetDescr(rel);
+	cx_progress_begin(relid, CX_OP_ADVISE);	/* progress: sampling rows */
+	cx_progress_phase(CX_PHASE_SAMPLING, sample_rows);
 	is_cx = leaves != NIL;
 	foreach(lc, leaves)
 	{
@@ -417,6 +420,8 @@ compressx_advise(PG_FUNCTION_ARGS)
 
 	foreach(lc, tuples)
 		tuple_bytes += HEAPTUPLESIZE + ((HeapTuple) lfirst(lc))->t_len;
+	cx_progress_set_done(list_length(tuples));	/* progress: then candidates */
+	cx_progress_phase(CX_PHASE_TRYING, cx_progress_varlena_columns(desc) * NCANDIDATES);
 	colcxt = AllocSetContextCreate(CurrentMemoryContext, "compressx advise column",
 								   ALLOCSET_DEFAULT_SIZES);
 
@@ -467,7 +472,10 @@ compressx_advise(PG_FUNCTION_ARGS)
 		}
 		MemoryContextSwitchTo(oldcxt);
 		if (values == NIL)
+		{
+			cx_progress_advance(NCANDIDATES);	/* progress */
 			continue;
+		}
 
 		for (int c = 0; c < (int) NCANDIDATES; c++)
 		{
@@ -489,6 +497,7 @@ compressx_advise(PG_FUNCTION_ARGS)
 				try_candidate(&candidates[c], values, NULL, NULL, &res[c]);
 			MemoryContextSwitchTo(oldcxt);
 			MemoryContextDelete(candcxt);
+			cx_progress_advance(1);	/* progress */
 			if (!res[c].done || !res[c].timed)
 				continue;
 			/* by rate: the dictionary candidate compresses half the sample */
@@ -550,6 +559,7 @@ compressx_advise(PG_FUNCTION_ARGS)
 		}
 	}
 	MemoryContextDelete(colcxt);
+	cx_progress_end();			/* progress */
 	relation_close(rel, NoLock);
 	return (Datum) 0;
 }
