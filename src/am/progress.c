@@ -32,7 +32,11 @@
  * Who can read it: compressx.progress_info() shows a backend's slot only
  * to roles that may read that backend's statistics, as core's views do;
  * the slot holds counts and OIDs, nothing derived from row data.
- * Nothing here waits or takes a lock; memory: none.
+ * Nothing here waits or takes a lock (the row estimate opens the old table
+ * under the AccessExclusiveLock the rewrite holds); memory: none.  It
+ * reads no table, so isolation levels, foreign keys and logical decoding
+ * see nothing of it; the view reads the slots as core's
+ * pg_stat_progress_* views do, without a snapshot.
  *
  *-------------------------------------------------------------------------
  */

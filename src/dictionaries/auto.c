@@ -445,7 +445,10 @@ check_column(Relation rel, AttrNumber attnum, const CxColumnSetting *s)
 	{
 		/* 4. a dictionary: kept, or replaced by a better one */
 		const void *cdict = cx_dict_cdict(dict_id, s->level);
-		double		current = measure(heldout, s->level, cdict);
+		double		current;
+
+		cx_progress_phase(CX_PHASE_MEASURING, list_length(heldout));
+		current = measure(heldout, s->level, cdict);
 
 		state = "active";
 		action = "kept";
@@ -456,6 +459,7 @@ check_column(Relation rel, AttrNumber attnum, const CxColumnSetting *s)
 							   dict_id, current, cx_auto_margin, baseline);
 		else
 		{
+			cx_progress_phase(CX_PHASE_TRAINING, 0);
 			dict = cx_dict_train(train, cx_auto_dict_size, &nsamples, &nbytes, &error);
 			if (dict == NULL)
 			{
@@ -467,7 +471,10 @@ check_column(Relation rel, AttrNumber attnum, const CxColumnSetting *s)
 			}
 			else
 			{
-				double		candidate = measure_with(heldout, s->level, dict);
+				double		candidate;
+
+				cx_progress_phase(CX_PHASE_MEASURING, list_length(heldout));
+				candidate = measure_with(heldout, s->level, dict);
 
 				if (candidate < current * (1 + margin))
 				{
