@@ -588,18 +588,25 @@ SELECT p.pid,
        d.datname,
        p.relid,
        p.relid::pg_catalog.regclass AS relation,
-       CASE p.param1 WHEN 1 THEN 'table rewrite' WHEN 2 THEN 'advise'
-                     WHEN 3 THEN 'train_dictionary' WHEN 4 THEN 'automatic dictionary check'
-       END AS operation,
-       CASE p.param2 WHEN 1 THEN 'sampling rows' WHEN 2 THEN 'reading values'
-                     WHEN 3 THEN 'trying codecs' WHEN 4 THEN 'writing rows'
-                     WHEN 5 THEN 'swapping relation files' WHEN 6 THEN 'rebuilding indexes'
-                     WHEN 7 THEN 'final cleanup' WHEN 8 THEN 'training a dictionary'
-                     WHEN 9 THEN 'measuring' ELSE 'starting'
-       END AS phase,
-       CASE p.param2 WHEN 1 THEN 'rows' WHEN 2 THEN 'values' WHEN 3 THEN 'candidates'
-                     WHEN 4 THEN 'rows' WHEN 9 THEN 'values'
-       END AS unit,
+       CASE WHEN p.param1 OPERATOR(pg_catalog.=) 1::pg_catalog.int8 THEN 'table rewrite'
+            WHEN p.param1 OPERATOR(pg_catalog.=) 2::pg_catalog.int8 THEN 'advise'
+            WHEN p.param1 OPERATOR(pg_catalog.=) 3::pg_catalog.int8 THEN 'train_dictionary'
+            WHEN p.param1 OPERATOR(pg_catalog.=) 4::pg_catalog.int8 THEN 'automatic dictionary check' END AS operation,
+       CASE WHEN p.param2 OPERATOR(pg_catalog.=) 1::pg_catalog.int8 THEN 'sampling rows'
+            WHEN p.param2 OPERATOR(pg_catalog.=) 2::pg_catalog.int8 THEN 'reading values'
+            WHEN p.param2 OPERATOR(pg_catalog.=) 3::pg_catalog.int8 THEN 'trying codecs'
+            WHEN p.param2 OPERATOR(pg_catalog.=) 4::pg_catalog.int8 THEN 'writing rows'
+            WHEN p.param2 OPERATOR(pg_catalog.=) 5::pg_catalog.int8 THEN 'swapping relation files'
+            WHEN p.param2 OPERATOR(pg_catalog.=) 6::pg_catalog.int8 THEN 'rebuilding indexes'
+            WHEN p.param2 OPERATOR(pg_catalog.=) 7::pg_catalog.int8 THEN 'final cleanup'
+            WHEN p.param2 OPERATOR(pg_catalog.=) 8::pg_catalog.int8 THEN 'training a dictionary'
+            WHEN p.param2 OPERATOR(pg_catalog.=) 9::pg_catalog.int8 THEN 'measuring'
+            ELSE 'starting' END AS phase,
+       CASE WHEN p.param2 OPERATOR(pg_catalog.=) 1::pg_catalog.int8 THEN 'rows'
+            WHEN p.param2 OPERATOR(pg_catalog.=) 2::pg_catalog.int8 THEN 'values'
+            WHEN p.param2 OPERATOR(pg_catalog.=) 3::pg_catalog.int8 THEN 'candidates'
+            WHEN p.param2 OPERATOR(pg_catalog.=) 4::pg_catalog.int8 THEN 'rows'
+            WHEN p.param2 OPERATOR(pg_catalog.=) 9::pg_catalog.int8 THEN 'values' END AS unit,
        CASE WHEN p.param2 OPERATOR(pg_catalog.=) ANY ('{1,2,3,4,9}'::pg_catalog.int8[])
             THEN p.param3 END AS done,
        CASE WHEN p.param2 OPERATOR(pg_catalog.=) ANY ('{1,2,3,4,9}'::pg_catalog.int8[])
@@ -609,13 +616,13 @@ FROM compressx.progress_info() p
 LEFT JOIN pg_catalog.pg_database d ON d.oid OPERATOR(pg_catalog.=) p.datid
 WHERE p.param20 OPERATOR(pg_catalog.=) 1129860944::pg_catalog.int8
 UNION ALL
-SELECT r.pid, r.datname, r.relid, r.relation, 'recompress_table', r.phase,
-       'blocks', r.heap_blks_scanned,
+SELECT r.pid, r.datname, r.relid, r.relation, 'recompress_table'::pg_catalog.text, r.phase,
+       'blocks'::pg_catalog.text, r.heap_blks_scanned,
        CASE WHEN r.heap_blks_total OPERATOR(pg_catalog.>) 0::pg_catalog.int8 THEN r.heap_blks_total END
 FROM compressx.recompress_progress r
 UNION ALL
-SELECT o.pid, o.datname, o.relid, o.relation, 'recompress_online', o.phase,
-       'rows', o.rows_checked,
+SELECT o.pid, o.datname, o.relid, o.relation, 'recompress_online'::pg_catalog.text, o.phase,
+       'rows'::pg_catalog.text, o.rows_checked,
        CASE WHEN o.rows_total_estimate OPERATOR(pg_catalog.>) 0::pg_catalog.int8 THEN o.rows_total_estimate END
 FROM compressx.recompress_online_progress o;
 

@@ -194,6 +194,28 @@ like($out, qr/left: 0/, 'a failed train_dictionary leaves no progress row');
 	$vf->quit;
 }
 
+# ---------------------------------------------------------------------
+# 4. recompress_table and recompress_online appear in compressx.progress
+#    too (compressx.debug_rewrite_delay slows their copy down)
+# ---------------------------------------------------------------------
+foreach my $case (
+	[ 'recompress_table', "SELECT count(*) FROM compressx.recompress_table('big', 'zstd', 5)" ],
+	[ 'recompress_online', "CALL compressx.recompress_online('big', 'zstd', 9, batch_rows => 64)" ])
+{
+	my ($name, $call) = @$case;
+	my $op = $node->background_psql('postgres', on_error_stop => 0);
+	my $pid = $op->query_safe('SELECT pg_backend_pid()');
+	$op->query_until(qr/go/, "\\echo go\nSET compressx.debug_rewrite_delay = '50ms';\n$call;\n");
+	ok($node->poll_query_until('postgres', qq{
+	    SELECT operation || ' ' || relation FROM compressx.progress WHERE pid = $pid AND phase IS NOT NULL},
+	    "$name big"),
+	   "$name shows in compressx.progress");
+	$op->query('SELECT 1');
+	is($node->safe_psql('postgres', "SELECT count(*) FROM compressx.progress WHERE pid = $pid"),
+	   '0', "$name: no row once done");
+	$op->quit;
+}
+
 $holder->quit;
 $alter->quit;
 $node->stop;
