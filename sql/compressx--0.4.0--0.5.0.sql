@@ -608,6 +608,7 @@ SELECT p.pid,
             WHEN p.param2 OPERATOR(pg_catalog.=) 4::pg_catalog.int8 THEN 'rows'
             WHEN p.param2 OPERATOR(pg_catalog.=) 9::pg_catalog.int8 THEN 'values' END AS unit,
        CASE WHEN p.param2 OPERATOR(pg_catalog.=) ANY ('{1,2,3,4,9}'::pg_catalog.int8[])
+             AND p.param3 OPERATOR(pg_catalog.>=) 0::pg_catalog.int8
             THEN p.param3 END AS done,
        CASE WHEN p.param2 OPERATOR(pg_catalog.=) ANY ('{1,2,3,4,9}'::pg_catalog.int8[])
              AND p.param4 OPERATOR(pg_catalog.>) 0::pg_catalog.int8

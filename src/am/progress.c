@@ -28,6 +28,10 @@
  *	  the rest of a transaction block.
  *	- an error: core ends the command when the (sub)transaction aborts;
  *	  the end of the transaction forgets the transient relation.
+ * A rewrite of a compressx table into heap (SET ACCESS METHOD heap) fills
+ * a heap: compressx sees its creation (object access hook,
+ * OAT_POST_CREATE) and its drop, not its rows, and reports the phases
+ * only (done: -1, NULL in the view).
  *
  * Who can read it: compressx.progress_info() shows a backend's slot only
  * to roles that may read that backend's statistics, as core's views do;
@@ -46,10 +50,13 @@
 #include "access/tableam.h"
 #include "access/xact.h"
 #include "catalog/objectaccess.h"
+#include "catalog/pg_am_d.h"
 #include "catalog/pg_class.h"
+#include "miscadmin.h"
 #include "utils/backend_status.h"
 #include "utils/rel.h"
 
+#include "catalog/relation.h"
 #include "catalog/settings.h"
 #include "am/progress.h"
 
@@ -156,17 +163,18 @@ cx_progress_varlena_columns(TupleDesc desc)
 	return n;
 }
 
-void
-cx_progress_rewrite_start(Relation newrel)
+/*
+ * Start the report of the rewrite that fills newrel, the transient relation
+ * of orig; counted: whether rows inserted into newrel are counted.
+ */
+static void
+rewrite_begin(Relation newrel, Oid orig, bool counted)
 {
-	Oid			orig = cx_settings_relid(newrel);
 	Relation	old;
 	BlockNumber pages;
 	double		tuples = 0;
 	double		allvisfrac;
 
-	if (orig == RelationGetRelid(newrel))
-		return;					/* not a transient relation of a rewrite */
 	if (!cx_progress_begin(orig, CX_OP_REWRITE))
 		return;
 	/* AccessExclusiveLock held (cx_settings_relid() checked) */
@@ -175,7 +183,54 @@ cx_progress_rewrite_start(Relation newrel)
 		table_relation_estimate_size(old, NULL, &pages, &tuples, &allvisfrac);
 	relation_close(old, NoLock);
 	cx_progress_phase(CX_PHASE_WRITING, (int64) Max(tuples, 0));
+	if (!counted)
+		pgstat_progress_update_param(CX_PROGRESS_DONE, -1);
 	cx_progress_rewrite_relid = RelationGetRelid(newrel);
+}
+
+void
+cx_progress_rewrite_start(Relation newrel)
+{
+	Oid			orig = cx_settings_relid(newrel);
+
+	if (orig == RelationGetRelid(newrel))
+		return;					/* not a transient relation of a rewrite */
+	rewrite_begin(newrel, orig, true);
+}
+
+/*
+ * A relation just created (OAT_POST_CREATE): the heap that ALTER TABLE ..
+ * SET ACCESS METHOD heap (or another rewrite into heap) fills from a
+ * compressx table.  Its rows go through heap's callbacks, not compressx's,
+ * so only the phase is reported (done: -1, shown as NULL); the transient
+ * relation of a compressx rewrite has started its report already, in
+ * relation_set_new_filelocator.
+ */
+static void
+rewrite_created(Oid relid)
+{
+	Relation	rel;
+	Oid			orig;
+
+	if (!OidIsValid(MyDatabaseId) || MyBEEntry == NULL ||
+		MyBEEntry->st_progress_command != PROGRESS_COMMAND_INVALID)
+		return;
+	rel = RelationIdGetRelation(relid);
+	if (rel == NULL)
+		return;
+	if (strncmp(RelationGetRelationName(rel), "pg_temp_", 8) == 0 &&
+		rel->rd_rel->relam == HEAP_TABLE_AM_OID &&
+		(orig = cx_settings_relid(rel)) != relid)
+	{
+		/* AccessExclusiveLock on orig held (cx_settings_relid() checked) */
+		Relation	old = RelationIdGetRelation(orig);
+
+		if (old != NULL && cx_is_compressx_relation(old))
+			rewrite_begin(rel, orig, false);
+		if (old != NULL)
+			RelationClose(old);
+	}
+	RelationClose(rel);
 }
 
 void
@@ -197,6 +252,8 @@ progress_object_access(ObjectAccessType access, Oid classId, Oid objectId,
 	if (access == OAT_DROP && classId == RelationRelationId && subId == 0 &&
 		OidIsValid(cx_progress_rewrite_relid) && objectId == cx_progress_rewrite_relid)
 		cx_progress_end();
+	else if (access == OAT_POST_CREATE && classId == RelationRelationId && subId == 0)
+		rewrite_created(objectId);
 	if (prev_object_access_hook)
 		(*prev_object_access_hook) (access, classId, objectId, subId, arg);
 }

@@ -46,6 +46,9 @@ $node->safe_psql('postgres', q{
     INSERT INTO docs SELECT i, (SELECT string_agg(md5(i || '-' || j), ' ') FROM generate_series(1, 700) j)
     FROM generate_series(1, 60) i;
     CREATE TABLE empty_docs (id integer, body text) USING compressx;
+    CREATE TABLE back (id integer, doc text) USING compressx;
+    INSERT INTO back SELECT i, repeat(md5(i::text), 10) FROM generate_series(1, 2000) i;
+    ANALYZE back;
 });
 
 my $progress = q{SELECT operation || '|' || phase || '|' || coalesce(unit, '') || '|' ||
@@ -100,6 +103,27 @@ $alter->query_safe('COMMIT');
 is($node->safe_psql('postgres', q{SELECT amname FROM pg_class c JOIN pg_am a ON a.oid = c.relam
                                    WHERE c.oid = 'big'::regclass}),
    'compressx', 'the table moved');
+
+# the way back, SET ACCESS METHOD heap: its rows go through heap, so only
+# the phase shows (done NULL), and nothing stays after it
+$holder->query_safe('SELECT pg_advisory_lock(4242)');
+my $back = $node->background_psql('postgres', on_error_stop => 0);
+my $bpid = $back->query_safe('SELECT pg_backend_pid()');
+$back->query_until(qr/go/, q{\echo go
+ALTER TABLE back SET ACCESS METHOD heap, ALTER COLUMN id TYPE integer USING wait_at(id, 1000);
+});
+ok($node->poll_query_until('postgres', qq{
+    SELECT operation || '|' || phase || '|' || (done IS NULL) || '|' || (total > 0)
+    FROM compressx.progress WHERE pid = $bpid}, 'table rewrite|writing rows|true|true'),
+   'SET ACCESS METHOD heap: the phase, rows not counted');
+$holder->query_safe('SELECT pg_advisory_unlock(4242)');
+$back->query('SELECT 1');
+is($node->safe_psql('postgres', "SELECT count(*) FROM compressx.progress WHERE pid = $bpid"),
+   '0', 'SET ACCESS METHOD heap done: no progress row');
+is($node->safe_psql('postgres', q{SELECT amname FROM pg_class c JOIN pg_am a ON a.oid = c.relam
+                                   WHERE c.oid = 'back'::regclass}),
+   'heap', 'the table moved back');
+$back->quit;
 
 # an error in the rewrite, in a subtransaction: nothing stays
 my ($ret, $out, $err) = $node->psql('postgres', q{
