@@ -67,6 +67,14 @@ static CxProgressOperation reporting = 0;
 static Oid	reporting_relid = InvalidOid;
 static int64 done_count = 0;
 
+/*
+ * Operations begun while another command of this backend reported, not
+ * yet ended: their calls do nothing, and their end leaves the other's
+ * report alone (advise called from a USING expression of ALTER TABLE, say).
+ * An abort resets it (core ends every report then).
+ */
+static int	refused = 0;
+
 static object_access_hook_type prev_object_access_hook = NULL;
 
 /*
@@ -98,13 +106,15 @@ cx_progress_begin(Oid relid, CxProgressOperation op)
 	CX_PROGRESS_TOTAL, CX_PROGRESS_MARKER_PARAM};
 	int64		val[] = {op, 0, 0, 0, CX_PROGRESS_OP_MARKER};
 
-	(void) still_reporting();
+	/* another command of this backend (core's, or one of ours) reports */
+	if (refused > 0 || MyBEEntry == NULL || !pgstat_track_activities ||
+		MyBEEntry->st_progress_command != PROGRESS_COMMAND_INVALID)
+	{
+		refused++;
+		return false;
+	}
 	reporting = 0;
 	cx_progress_rewrite_relid = InvalidOid;
-	/* another command of this backend (core's, or one of ours) reports */
-	if (MyBEEntry == NULL || !pgstat_track_activities ||
-		MyBEEntry->st_progress_command != PROGRESS_COMMAND_INVALID)
-		return false;
 	pgstat_progress_start_command(CX_PROGRESS_COMMAND, relid);
 	pgstat_progress_update_multi_param(lengthof(idx), idx, val);
 	reporting = op;
@@ -119,7 +129,7 @@ cx_progress_phase(int phase, int64 total)
 	const int	idx[] = {CX_PROGRESS_PHASE, CX_PROGRESS_DONE, CX_PROGRESS_TOTAL};
 	int64		val[] = {phase, 0, total};
 
-	if (!still_reporting())
+	if (refused > 0 || !still_reporting())
 		return;
 	done_count = 0;
 	pgstat_progress_update_multi_param(lengthof(idx), idx, val);
@@ -128,7 +138,7 @@ cx_progress_phase(int phase, int64 total)
 void
 cx_progress_set_done(int64 done)
 {
-	if (!still_reporting())
+	if (refused > 0 || !still_reporting())
 		return;
 	done_count = done;
 	pgstat_progress_update_param(CX_PROGRESS_DONE, done);
@@ -137,7 +147,7 @@ cx_progress_set_done(int64 done)
 void
 cx_progress_advance(int64 n)
 {
-	if (!still_reporting())
+	if (refused > 0 || !still_reporting())
 		return;
 	done_count += n;
 	pgstat_progress_update_param(CX_PROGRESS_DONE, done_count);
@@ -146,6 +156,11 @@ cx_progress_advance(int64 n)
 void
 cx_progress_end(void)
 {
+	if (refused > 0)
+	{
+		refused--;
+		return;
+	}
 	if (still_reporting())
 		pgstat_progress_end_command();
 	reporting = 0;
@@ -175,7 +190,10 @@ rewrite_begin(Relation newrel, Oid orig, bool counted)
 	double		tuples = 0;
 	double		allvisfrac;
 
-	if (!cx_progress_begin(orig, CX_OP_REWRITE))
+	/* inside CLUSTER, VACUUM FULL, recompress_*: theirs is the report */
+	if (refused > 0 || MyBEEntry == NULL ||
+		MyBEEntry->st_progress_command != PROGRESS_COMMAND_INVALID ||
+		!cx_progress_begin(orig, CX_OP_REWRITE))
 		return;
 	/* AccessExclusiveLock held (cx_settings_relid() checked) */
 	old = relation_open(orig, NoLock);
@@ -212,7 +230,7 @@ rewrite_created(Oid relid)
 	Relation	rel;
 	Oid			orig;
 
-	if (!OidIsValid(MyDatabaseId) || MyBEEntry == NULL ||
+	if (!OidIsValid(MyDatabaseId) || MyBEEntry == NULL || refused > 0 ||
 		MyBEEntry->st_progress_command != PROGRESS_COMMAND_INVALID)
 		return;
 	rel = RelationIdGetRelation(relid);
@@ -236,6 +254,8 @@ rewrite_created(Oid relid)
 void
 cx_progress_rewrite_rows(int64 n)
 {
+	if (refused > 0)
+		return;
 	if (reporting != CX_OP_REWRITE)
 	{
 		cx_progress_rewrite_relid = InvalidOid;
@@ -270,6 +290,20 @@ progress_xact_callback(XactEvent event, void *arg)
 			event != XACT_EVENT_PARALLEL_ABORT)
 			pgstat_progress_end_command();
 		reporting = 0;
+		refused = 0;
+		cx_progress_rewrite_relid = InvalidOid;
+	}
+}
+
+/* AbortSubTransaction() has ended this backend's report, if any */
+static void
+progress_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+						  SubTransactionId parentSubid, void *arg)
+{
+	if (event == SUBXACT_EVENT_ABORT_SUB)
+	{
+		reporting = 0;
+		refused = 0;
 		cx_progress_rewrite_relid = InvalidOid;
 	}
 }
@@ -280,4 +314,5 @@ cx_progress_init(void)
 	prev_object_access_hook = object_access_hook;
 	object_access_hook = progress_object_access;
 	RegisterXactCallback(progress_xact_callback, NULL);
+	RegisterSubXactCallback(progress_subxact_callback, NULL);
 }

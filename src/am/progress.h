@@ -74,9 +74,11 @@ typedef enum CxProgressOperation
 #define CX_PHASE_MEASURING		9	/* measuring [values] */
 
 /*
- * Start reporting operation op on relid; false (and every other call a
- * no-op until the next begin) when another command of this backend
- * reports.  End with cx_progress_end(); an error ends it by itself.
+ * Start reporting operation op on relid; false when another command of
+ * this backend reports (CLUSTER, or advise called from an ALTER TABLE's
+ * USING expression): then every call is a no-op until the matching
+ * cx_progress_end(), which leaves the other report alone.  End with
+ * cx_progress_end(); an error ends it by itself.
  */
 extern bool cx_progress_begin(Oid relid, CxProgressOperation op);
 /* Enter phase; done starts at 0, total 0 when not known. */

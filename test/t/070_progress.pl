@@ -104,6 +104,28 @@ is($node->safe_psql('postgres', q{SELECT amname FROM pg_class c JOIN pg_am a ON 
                                    WHERE c.oid = 'big'::regclass}),
    'compressx', 'the table moved');
 
+# an operation inside another (advise from a USING expression of the
+# rewrite) leaves the outer report alone, and nothing stays after either
+my ($ret, $out, $err) = $node->psql('postgres', q{
+    CREATE TABLE tiny (id integer, t text);
+    INSERT INTO tiny SELECT i, repeat('abc', i) FROM generate_series(1, 20) i;
+    CREATE FUNCTION advise_in(i integer) RETURNS integer LANGUAGE plpgsql AS $$
+    BEGIN
+        IF i = 1 THEN
+            PERFORM count(*) FROM compressx.advise('tiny');
+        END IF;
+        RETURN i;
+    END $$;
+    CREATE TABLE nest AS SELECT * FROM tiny;
+    BEGIN;
+    ALTER TABLE nest SET ACCESS METHOD compressx, ALTER COLUMN id TYPE integer USING advise_in(id);
+    SELECT 'in transaction: ' || count(*) FROM compressx.progress WHERE pid = pg_backend_pid();
+    COMMIT;
+    SELECT 'after commit: ' || count(*) FROM compressx.progress WHERE pid = pg_backend_pid();
+}, on_error_stop => 0);
+like($out, qr/in transaction: 0/, 'nested advise: no row left in the transaction') or diag $err;
+like($out, qr/after commit: 0/, 'nor after it');
+
 # the way back, SET ACCESS METHOD heap: its rows go through heap, so only
 # the phase shows (done NULL), and nothing stays after it
 $holder->query_safe('SELECT pg_advisory_lock(4242)');
@@ -126,7 +148,7 @@ is($node->safe_psql('postgres', q{SELECT amname FROM pg_class c JOIN pg_am a ON 
 $back->quit;
 
 # an error in the rewrite, in a subtransaction: nothing stays
-my ($ret, $out, $err) = $node->psql('postgres', q{
+($ret, $out, $err) = $node->psql('postgres', q{
     CREATE TABLE big2 AS SELECT * FROM big;
     BEGIN;
     SAVEPOINT s;
