@@ -799,3 +799,60 @@ BEGIN
 END
 $$;
 -- end of issue 34, item 1
+
+-- Issue 34, item 5: progress of every compressx operation that can run
+-- for long, in one view: the rewrite of ALTER TABLE .. SET ACCESS METHOD
+-- compressx (and of any ALTER TABLE or REFRESH MATERIALIZED VIEW that
+-- rewrites into a compressx relation), advise, train_dictionary, checks
+-- of automatic dictionaries, recompress_table and recompress_online (their
+-- own views keep their details).  CLUSTER and VACUUM FULL of a compressx
+-- table report in core's pg_stat_progress_cluster.  Rows of the backends
+-- whose statistics the caller may read (compressx.progress_info()).
+CREATE VIEW compressx.progress AS
+SELECT p.pid,
+       d.datname,
+       p.relid,
+       p.relid::pg_catalog.regclass AS relation,
+       CASE WHEN p.param1 OPERATOR(pg_catalog.=) 1::pg_catalog.int8 THEN 'table rewrite'
+            WHEN p.param1 OPERATOR(pg_catalog.=) 2::pg_catalog.int8 THEN 'advise'
+            WHEN p.param1 OPERATOR(pg_catalog.=) 3::pg_catalog.int8 THEN 'train_dictionary'
+            WHEN p.param1 OPERATOR(pg_catalog.=) 4::pg_catalog.int8 THEN 'automatic dictionary check' END AS operation,
+       CASE WHEN p.param2 OPERATOR(pg_catalog.=) 1::pg_catalog.int8 THEN 'sampling rows'
+            WHEN p.param2 OPERATOR(pg_catalog.=) 2::pg_catalog.int8 THEN 'reading values'
+            WHEN p.param2 OPERATOR(pg_catalog.=) 3::pg_catalog.int8 THEN 'trying codecs'
+            WHEN p.param2 OPERATOR(pg_catalog.=) 4::pg_catalog.int8 THEN 'writing rows'
+            WHEN p.param2 OPERATOR(pg_catalog.=) 5::pg_catalog.int8 THEN 'swapping relation files'
+            WHEN p.param2 OPERATOR(pg_catalog.=) 6::pg_catalog.int8 THEN 'rebuilding indexes'
+            WHEN p.param2 OPERATOR(pg_catalog.=) 7::pg_catalog.int8 THEN 'final cleanup'
+            WHEN p.param2 OPERATOR(pg_catalog.=) 8::pg_catalog.int8 THEN 'training a dictionary'
+            WHEN p.param2 OPERATOR(pg_catalog.=) 9::pg_catalog.int8 THEN 'measuring'
+            ELSE 'starting' END AS phase,
+       CASE WHEN p.param2 OPERATOR(pg_catalog.=) 1::pg_catalog.int8 THEN 'rows'
+            WHEN p.param2 OPERATOR(pg_catalog.=) 2::pg_catalog.int8 THEN 'values'
+            WHEN p.param2 OPERATOR(pg_catalog.=) 3::pg_catalog.int8 THEN 'candidates'
+            WHEN p.param2 OPERATOR(pg_catalog.=) 4::pg_catalog.int8 THEN 'rows'
+            WHEN p.param2 OPERATOR(pg_catalog.=) 9::pg_catalog.int8 THEN 'values' END AS unit,
+       CASE WHEN p.param2 OPERATOR(pg_catalog.=) ANY ('{1,2,3,4,9}'::pg_catalog.int8[])
+             AND p.param3 OPERATOR(pg_catalog.>=) 0::pg_catalog.int8
+            THEN p.param3 END AS done,
+       CASE WHEN p.param2 OPERATOR(pg_catalog.=) ANY ('{1,2,3,4,9}'::pg_catalog.int8[])
+             AND p.param4 OPERATOR(pg_catalog.>) 0::pg_catalog.int8
+            THEN p.param4 END AS total
+FROM compressx.progress_info() p
+LEFT JOIN pg_catalog.pg_database d ON d.oid OPERATOR(pg_catalog.=) p.datid
+WHERE p.param20 OPERATOR(pg_catalog.=) 1129860944::pg_catalog.int8
+UNION ALL
+SELECT r.pid, r.datname, r.relid, r.relation, 'recompress_table'::pg_catalog.text, r.phase,
+       'blocks'::pg_catalog.text, r.heap_blks_scanned,
+       CASE WHEN r.heap_blks_total OPERATOR(pg_catalog.>) 0::pg_catalog.int8 THEN r.heap_blks_total END
+FROM compressx.recompress_progress r
+UNION ALL
+SELECT o.pid, o.datname, o.relid, o.relation, 'recompress_online'::pg_catalog.text, o.phase,
+       'rows'::pg_catalog.text, o.rows_checked,
+       CASE WHEN o.rows_total_estimate OPERATOR(pg_catalog.>) 0::pg_catalog.int8 THEN o.rows_total_estimate END
+FROM compressx.recompress_online_progress o;
+
+GRANT SELECT ON compressx.progress TO PUBLIC;
+
+COMMENT ON VIEW compressx.progress IS
+'one row per compressx operation running in a backend whose statistics you may read: table rewrite (ALTER TABLE into compressx), advise, train_dictionary, automatic dictionary check, recompress_table, recompress_online; phase, unit, done, total (NULL: not counted or not known)';

@@ -513,4 +513,13 @@ cx_progress_as_cluster(int64 *p)
 #endif
 }
 
+/* 16 renamed relation_set_new_filenode (RelFileNode) to ..._filelocator. */
+#if PG_VERSION_NUM >= 160000
+#define CX_SET_NEW_FILE_CALLBACK relation_set_new_filelocator
+typedef RelFileLocator CxRelFileLocator;
+#else
+#define CX_SET_NEW_FILE_CALLBACK relation_set_new_filenode
+typedef RelFileNode CxRelFileLocator;
+#endif
+
 #endif							/* COMPRESSX_COMPAT_H */

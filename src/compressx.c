@@ -31,6 +31,7 @@
 #include "fmgr.h"
 #include "utils/guc.h"
 
+#include "am/progress.h"
 #include "am/am.h"
 #include "am/rewrite.h"
 #include "catalog/attcompression.h"
@@ -58,6 +59,7 @@ _PG_init(void)
 	cx_autodict_init();
 	cx_label_init();
 	cx_rewrite_init();
+	cx_progress_init();
 	cx_write_init();
 	cx_inspect_init();
 	cx_decoder_init();

@@ -40,6 +40,7 @@
 #include "storage/bufmgr.h"
 #include "utils/datum.h"
 
+#include "am/progress.h"
 #include "am/am.h"
 #include "catalog/dict.h"
 #include "catalog/dict_auto.h"
@@ -508,6 +509,7 @@ cx_tuple_insert(Relation rel, TupleTableSlot *slot, CommandId cid,
 	MemoryContextSwitchTo(oldcxt);
 	cx_slot_take_header(slot, tuple);
 	MemoryContextReset(cxt);
+	cx_progress_rewrite_count(rel, 1);
 }
 
 void
@@ -582,6 +584,7 @@ cx_multi_insert(Relation rel, TupleTableSlot **slots, int nslots,
 		ExecDropSingleTupleTableSlot(hslots[i]);
 	}
 	MemoryContextReset(cxt);
+	cx_progress_rewrite_count(rel, nslots);
 }
 
 /*

@@ -44,6 +44,7 @@
 #include "catalog/dict_auto.h"
 
 int			cx_auto_min_values = 1000;
+int			cx_auto_min_kb = 1024;
 int			cx_auto_naptime = 60;
 int			cx_auto_margin = 10;
 int			cx_auto_sample_rows = 10000;
@@ -85,10 +86,15 @@ void
 cx_autodict_init(void)
 {
 	DefineCustomIntVariable("compressx.auto_dictionary_min_values",
-							"Fewest values a sample of a column with dictionary => 'auto' must hold before a dictionary is trained.",
+							"Fewest values a sample of a column with dictionary => 'auto' must hold before a dictionary is trained (unless it holds compressx.auto_dictionary_min_bytes).",
 							"Counted in a sample of at most compressx.auto_dictionary_sample_rows rows; values larger than 128 kB are not sampled.",
 							&cx_auto_min_values, 1000, 16, 1000000,
 							PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("compressx.auto_dictionary_min_bytes",
+							"Bytes of values a sample may hold instead of compressx.auto_dictionary_min_values values for a dictionary to be tried.",
+							"Large values (documents of several kB) never make enough of them in the sample's 8 MB: once the sample holds this many bytes in at least 100 values, a dictionary is trained and kept only if it measures better by compressx.auto_dictionary_margin.",
+							&cx_auto_min_kb, 1024, 64, 8192,
+							PGC_USERSET, GUC_UNIT_KB, NULL, NULL, NULL);
 	DefineCustomIntVariable("compressx.auto_dictionary_naptime",
 							"Least time between two checks of a column with dictionary => 'auto', and between two background workers one backend starts.",
 							NULL,

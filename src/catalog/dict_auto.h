@@ -18,6 +18,14 @@
 
 /* GUCs (README, "Automatic dictionaries") */
 extern int	cx_auto_min_values;		/* compressx.auto_dictionary_min_values */
+extern int	cx_auto_min_kb;			/* compressx.auto_dictionary_min_bytes, kB */
+
+/*
+ * The fewest values a sample holding compressx.auto_dictionary_min_bytes
+ * must have for a dictionary to be tried: a quarter of them (25) are held
+ * out to measure it, the rest train it.
+ */
+#define CX_AUTO_FLOOR_VALUES	100
 extern int	cx_auto_naptime;		/* compressx.auto_dictionary_naptime, s */
 extern int	cx_auto_margin;			/* compressx.auto_dictionary_margin, % */
 extern int	cx_auto_sample_rows;	/* compressx.auto_dictionary_sample_rows */

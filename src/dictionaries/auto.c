@@ -15,8 +15,14 @@
  *	   form; larger ones gain little from a dictionary and would make memory
  *	   unbounded), at most 8 MB of them.  Every fourth value is kept apart
  *	   for measuring ("held-out"), the others are for training.
- *	2. Fewer than compressx.auto_dictionary_min_values values: no
- *	   dictionary yet, and the column's state says how many there are.
+ *	2. Fewer than compressx.auto_dictionary_min_values values, unless they
+ *	   are at least CX_AUTO_FLOOR_VALUES (100) holding
+ *	   compressx.auto_dictionary_min_bytes (1 MB): no dictionary yet, and
+ *	   the column's state says how many there are.  The byte rule is for
+ *	   large values (documents of 5-15 kB make 600-1600 values in the 8 MB
+ *	   of the sample, short of the 1000 a count asks for), whose
+ *	   dictionary is then decided by its measured gain (step 3) as for
+ *	   small values; the floor keeps small tables from training.
  *	3. No dictionary yet: train one (compressx.auto_dictionary_size bytes at
  *	   most) and measure the stored ratio of the held-out values with it and
  *	   without one, at the column's level, headers included, as compressx
@@ -73,6 +79,7 @@
 #include "dictionaries/prune.h"
 #include "dictionaries/state.h"
 #include "sql/inspect.h"
+#include "sql/progress.h"
 #include "storage/format.h"
 
 PG_FUNCTION_INFO_V1(compressx_set_column_codec_dictionary);
@@ -169,6 +176,7 @@ measure(List *values, int level, const void *cdict)
 
 		CHECK_FOR_INTERRUPTS();
 		cx_autodict_leave_if_wanted();
+		cx_progress_advance(1);
 		if (need > cap)
 		{
 			if (buf)
@@ -343,18 +351,23 @@ check_column(Relation rel, AttrNumber attnum, const CxColumnSetting *s)
 	double		baseline = -1;
 
 	own_setting_row(relid, attname, attnum);
+	cx_progress_begin(relid, CX_OP_AUTO_DICTIONARY);
 
 	/* 1. the sample */
 	st.attnum = attnum;
 	st.desc = RelationGetDescr(rel);
 	st.max_rows = Max(cx_auto_sample_rows, cx_auto_min_values);
+	cx_progress_phase(CX_PHASE_SAMPLING, st.max_rows);
 	cx_visit_tuples(rel, GetActiveSnapshot(), st.max_rows, sample_visitor, &st);
+	cx_progress_set_done(st.rows);
+	cx_progress_phase(CX_PHASE_READING, list_length(st.stored));
 	foreach(lc, st.stored)
 	{
 		struct varlena *v = (struct varlena *) lfirst(lc);
 		struct varlena *plain = cx_plain_value(v, relid, attname);
 
 		CHECK_FOR_INTERRUPTS();
+		cx_progress_advance(1);
 		cx_autodict_leave_if_wanted();
 		if (i++ % 4 == 3)
 			heldout = lappend(heldout, plain);
@@ -367,14 +380,23 @@ check_column(Relation rel, AttrNumber attnum, const CxColumnSetting *s)
 	if (dict_id != 0 && cx_dict_cdict(dict_id, s->level) == NULL)
 		dict_id = 0;
 
-	/* 2. enough values? */
-	if (nvalues < cx_auto_min_values)
+	/*
+	 * 2. enough values?  Either compressx.auto_dictionary_min_values of
+	 * them, or compressx.auto_dictionary_min_bytes in at least
+	 * CX_AUTO_FLOOR_VALUES: large values never make the count in a sample
+	 * of 8 MB, and whether a dictionary pays for them is for the
+	 * measurement of step 3 to say, not for a count.
+	 */
+	if (nvalues < cx_auto_min_values &&
+		(nvalues < CX_AUTO_FLOOR_VALUES || st.bytes < (int64) cx_auto_min_kb * 1024))
 	{
 		action = dict_id ? "kept" : "waiting";
 		state = dict_id ? "active" : "waiting";
-		message = psprintf("Not enough values%s: %d of %d (compressx.auto_dictionary_min_values), in a sample of %d rows.",
+		message = psprintf("Not enough values%s: %d of %d (compressx.auto_dictionary_min_values), in a sample of %d rows; they hold %lld kB, and %d values or more that hold %d kB (compressx.auto_dictionary_min_bytes) would do too.",
 						   dict_id ? " to check the dictionary" : "",
-						   nvalues, cx_auto_min_values, st.rows);
+						   nvalues, cx_auto_min_values, st.rows,
+						   (long long) ((st.bytes + 1023) / 1024), CX_AUTO_FLOOR_VALUES,
+						   cx_auto_min_kb);
 		if (st.too_large > 0)
 			message = psprintf("%s %d values larger than 128 kB were left out: a dictionary helps small values.",
 							   message, st.too_large);
@@ -387,8 +409,11 @@ check_column(Relation rel, AttrNumber attnum, const CxColumnSetting *s)
 	else if (dict_id == 0)
 	{
 		/* 3. a first dictionary */
-		double		without = measure(heldout, s->level, NULL);
+		double		without;
 
+		cx_progress_phase(CX_PHASE_MEASURING, list_length(heldout));
+		without = measure(heldout, s->level, NULL);
+		cx_progress_phase(CX_PHASE_TRAINING, 0);
 		dict = cx_dict_train(train, cx_auto_dict_size, &nsamples, &nbytes, &error);
 		state = "waiting";
 		action = "waiting";
@@ -397,7 +422,10 @@ check_column(Relation rel, AttrNumber attnum, const CxColumnSetting *s)
 							   list_length(train), error);
 		else
 		{
-			double		with = measure_with(heldout, s->level, dict);
+			double		with;
+
+			cx_progress_phase(CX_PHASE_MEASURING, list_length(heldout));
+			with = measure_with(heldout, s->level, dict);
 
 			if (with < without * (1 + margin))
 				message = psprintf("No dictionary: one would not help enough, %.2fx with it and %.2fx without (it must do %d%% better). The values are too uniform or too varied for a dictionary.",
@@ -418,7 +446,10 @@ check_column(Relation rel, AttrNumber attnum, const CxColumnSetting *s)
 	{
 		/* 4. a dictionary: kept, or replaced by a better one */
 		const void *cdict = cx_dict_cdict(dict_id, s->level);
-		double		current = measure(heldout, s->level, cdict);
+		double		current;
+
+		cx_progress_phase(CX_PHASE_MEASURING, list_length(heldout));
+		current = measure(heldout, s->level, cdict);
 
 		state = "active";
 		action = "kept";
@@ -429,6 +460,7 @@ check_column(Relation rel, AttrNumber attnum, const CxColumnSetting *s)
 							   dict_id, current, cx_auto_margin, baseline);
 		else
 		{
+			cx_progress_phase(CX_PHASE_TRAINING, 0);
 			dict = cx_dict_train(train, cx_auto_dict_size, &nsamples, &nbytes, &error);
 			if (dict == NULL)
 			{
@@ -440,7 +472,10 @@ check_column(Relation rel, AttrNumber attnum, const CxColumnSetting *s)
 			}
 			else
 			{
-				double		candidate = measure_with(heldout, s->level, dict);
+				double		candidate;
+
+				cx_progress_phase(CX_PHASE_MEASURING, list_length(heldout));
+				candidate = measure_with(heldout, s->level, dict);
 
 				if (candidate < current * (1 + margin))
 				{
@@ -468,6 +503,7 @@ check_column(Relation rel, AttrNumber attnum, const CxColumnSetting *s)
 		}
 	}
 
+	cx_progress_end();
 	cx_autodict_record(relid, attnum, state, nvalues, action, message, ratio_now, baseline);
 	MemoryContextSwitchTo(outer);
 	message = pstrdup(message);

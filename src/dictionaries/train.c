@@ -26,7 +26,10 @@
 #include "catalog/relation.h"
 #include "catalog/settings.h"
 #include "catalog/dict.h"
+#include "catalog/dict_auto.h"
+#include "dictionaries/state.h"
 #include "sql/inspect.h"
+#include "sql/progress.h"
 #include "storage/format.h"
 
 PG_FUNCTION_INFO_V1(compressx_train_dictionary);
@@ -236,6 +239,9 @@ compressx_train_dictionary(PG_FUNCTION_ARGS)
 						   column),
 				 errhint("Use a dictionary only where every role that writes the column may read all of its rows; compressx.reset_column_codec() stops using it.")));
 
+	cx_progress_begin(relid, CX_OP_TRAIN);
+	cx_progress_phase(CX_PHASE_SAMPLING, sample_rows);
+
 	/* the plain values of a block sample (of the shards, for a Citus table) */
 	if (cx_citus_fan_out(relid))
 	{
@@ -247,6 +253,8 @@ compressx_train_dictionary(PG_FUNCTION_ARGS)
 	else
 	{
 		sample = cx_sample_tuples(rel, GetActiveSnapshot(), sample_rows, sample_rows);
+		cx_progress_set_done(list_length(sample));
+		cx_progress_phase(CX_PHASE_READING, list_length(sample));
 		foreach(lc, sample)
 		{
 			HeapTuple	tuple = (HeapTuple) lfirst(lc);
@@ -256,6 +264,7 @@ compressx_train_dictionary(PG_FUNCTION_ARGS)
 			bool		more;
 
 			CHECK_FOR_INTERRUPTS();
+			cx_progress_set_done(foreach_current_index(lc));
 			if (isnull)
 				continue;
 			plain = cx_plain_value((struct varlena *) DatumGetPointer(d), relid, column);
@@ -290,6 +299,7 @@ compressx_train_dictionary(PG_FUNCTION_ARGS)
 				 errhint("Load more rows, or raise sample_rows: a useful dictionary needs many values, together many times dict_size.")));
 	}
 
+	cx_progress_phase(CX_PHASE_TRAINING, 0);
 	dictval = cx_dict_train(plains, dict_size, &nsamples, &nbytes, &error);
 	if (dictval == NULL)
 		ereport(ERROR,
@@ -335,6 +345,18 @@ compressx_train_dictionary(PG_FUNCTION_ARGS)
 						 1, idtype, idval, NULL);
 	}
 
+	/*
+	 * A column with dictionary => 'auto' keeps its policy: its state says
+	 * what was done, instead of what its last check found before (often
+	 * "not enough values"), until the next check measures the dictionary.
+	 */
+	if (settings[attnum - 1].dict_auto && cx_autodict_installed())
+		cx_autodict_record(relid, attnum, "active", nvalues, "trained",
+						   psprintf("Dictionary %d was trained by compressx.train_dictionary() on %d values; the next check measures it and keeps it while no new one does better by compressx.auto_dictionary_margin.",
+									dict_id, nsamples),
+						   -1, -1);
+
+	cx_progress_end();
 	table_close(rel, NoLock);
 	cx_citus_push(relid);
 	PG_RETURN_INT32(dict_id);

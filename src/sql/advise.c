@@ -86,6 +86,7 @@
 #include "catalog/relation.h"
 #include "storage/format.h"
 #include "sql/followup.h"
+#include "sql/progress.h"
 #include "sql/inspect.h"
 #include "citus/fanout.h"
 
@@ -617,6 +618,7 @@ measure_column(ColumnTrial *ct, List *values)
 		{
 			if (ct->res[c].done)
 				measure_ratio(c, &ct->res[c]);
+			cx_progress_advance(1);	/* progress */
 		}
 
 		/* the speeds, round by round */
@@ -965,6 +967,8 @@ compressx_advise(PG_FUNCTION_ARGS)
 		return (Datum) 0;
 	}
 	desc = RelationGetDescr(rel);
+	cx_progress_begin(relid, CX_OP_ADVISE);	/* progress: sampling rows */
+	cx_progress_phase(CX_PHASE_SAMPLING, sample_rows);
 	is_cx = leaves != NIL;
 	foreach(lc, leaves)
 	{
@@ -987,6 +991,8 @@ compressx_advise(PG_FUNCTION_ARGS)
 
 	foreach(lc, tuples)
 		tuple_bytes += HEAPTUPLESIZE + ((HeapTuple) lfirst(lc))->t_len;
+	cx_progress_set_done(list_length(tuples));	/* progress: then candidates */
+	cx_progress_phase(CX_PHASE_TRYING, cx_progress_varlena_columns(desc) * NCANDIDATES);
 	colcxt = AllocSetContextCreate(CurrentMemoryContext, "compressx advise column",
 								   ALLOCSET_DEFAULT_SIZES);
 
@@ -1037,6 +1043,7 @@ compressx_advise(PG_FUNCTION_ARGS)
 		if (values == NIL)
 		{
 			MemoryContextSwitchTo(oldcxt);
+			cx_progress_advance(NCANDIDATES);	/* progress */
 			continue;
 		}
 
@@ -1087,6 +1094,7 @@ compressx_advise(PG_FUNCTION_ARGS)
 		}
 	}
 	MemoryContextDelete(colcxt);
+	cx_progress_end();			/* progress */
 	relation_close(rel, NoLock);
 	return (Datum) 0;
 }

@@ -9,6 +9,7 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use Time::HiRes qw(usleep);
 use FindBin;
 use lib $FindBin::RealBin;
 use CxTest;
@@ -176,6 +177,54 @@ my $workers = $node->safe_psql('postgres', q{
                                      WHERE application_name = 'compressx auto dictionary'
                                      GROUP BY datid) w});
 ok($workers <= 1, "at most one worker runs per database ($workers)");
+
+# Large values (issue 34, item 3): 150 HTML-like documents of 5-15 kB
+# sharing their boilerplate are fewer than compressx.auto_dictionary_min_values
+# (200 here), yet hold 1.5 MB: the worker tries a dictionary and keeps it
+# for its measured gain.
+$node->safe_psql('postgres', q{
+    CREATE FUNCTION big_doc(i integer) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+        SELECT '<!DOCTYPE html><html><head><meta http-equiv="Content-Type" content="text/html; charset=UTF-8" />'
+            || '<title>Chapter ' || i || '</title><link rel="stylesheet" type="text/css" href="stylesheet.css" /></head>'
+            || '<body id="docContent" class="container-fluid col-10"><div class="navheader">'
+            || '<table width="100%" summary="Navigation header"><tr><th colspan="5" align="center">Appendix F. Additional Supplied Modules and Extensions</th></tr>'
+            || '<tr><td width="10%" align="left"><a accesskey="p" href="prev.html">Prev</a></td><td width="10%" align="left"><a accesskey="u" href="contrib.html">Up</a></td></tr></table><hr /></div>'
+            || (SELECT string_agg('<p>' || (SELECT string_agg(
+                   (ARRAY['the','table','column','value','index','query','function','returns','row','server',
+                          'option','parameter','setting','default','type','access','method','transaction','lock',
+                          'page','tuple','vacuum','statistics','planner','is','are','of','to','in','for','with','when'])
+                   [1 + get_byte(decode(md5(i || ':' || p || ':' || w), 'hex'), 0) % 32], ' ')
+                   FROM generate_series(1, 40) w) || '.</p>', E'\n')
+                FROM generate_series(1, 17 + (i * 7919) % 33) p)
+            || '<div class="navfooter"><hr /><table width="100%" summary="Navigation footer"><tr><td width="40%" align="left"><a accesskey="p" href="prev.html">Prev</a></td>'
+            || '<td width="20%" align="center"><a accesskey="h" href="index.html">Home</a></td></tr></table></div></body></html>' $$;
+    CREATE TABLE t_docs (id integer PRIMARY KEY, body text) USING compressx;
+    SET client_min_messages = error;
+    SELECT compressx.set_column_codec('t_docs', 'body', 'zstd', dictionary => 'auto');
+});
+$node->safe_psql('postgres', 'INSERT INTO t_docs SELECT i, big_doc(i) FROM generate_series(1, 150) i');
+is($node->safe_psql('postgres', q{
+    SELECT min(length(body)) >= 5000 AND max(length(body)) <= 15500 AND sum(length(body)) > 1100000 FROM t_docs}),
+   't', '150 documents of 5-15 kB, more than 1 MB');
+# a worker already running sees a table's writes through the statistics
+# counters, which can reach it late: write again (without adding values)
+# until it has checked
+my $trained = 0;
+for (my $i = 151; $i < 211 && !$trained; $i++)
+{
+	for (my $w = 0; $w < 4 && !$trained; $w++)
+	{
+		$trained = $node->safe_psql('postgres',
+			"SELECT dictionary IS NOT NULL AND last_action = 'trained' FROM compressx.auto_dictionaries WHERE table_name = 't_docs'") eq 't';
+		usleep(500_000) unless $trained;
+	}
+	# a write that adds no value: the sample stays at 150
+	$node->safe_psql('postgres', "UPDATE t_docs SET id = id WHERE id = 1") unless $trained;
+}
+ok($trained, 'the worker trained a dictionary for 150 large documents');
+like($node->safe_psql('postgres', "SELECT last_message FROM compressx.auto_dictionaries WHERE table_name = 't_docs'"),
+	qr/^Trained dictionary \d+ on \d+ values: [0-9.]+x with it, [0-9.]+x without\.$/,
+	'its gain was measured');
 
 # A worker stays a naptime after the writes that started it, but leaves as
 # soon as its database is dropped (DROP DATABASE waits only 5 s for other
