@@ -230,6 +230,26 @@ compressx_stores_no_row(PG_FUNCTION_ARGS)
 		PG_RETURN_BOOL(false);
 	if (!RELKIND_HAS_STORAGE(relkind))
 		PG_RETURN_BOOL(true);
+
+	/*
+	 * A table with a block: a rewrite applies the setting; no lock beyond
+	 * ACCESS SHARE (as pg_relation_size() takes), so that writers of a table
+	 * with rows never wait for a setting change.
+	 */
+	rel = try_relation_open(relid, AccessShareLock);
+	if (rel == NULL)
+		PG_RETURN_BOOL(false);
+	empty = RelationGetNumberOfBlocks(rel) == 0;
+	relation_close(rel, AccessShareLock);
+	if (!empty)
+		PG_RETURN_BOOL(false);
+
+	/*
+	 * Empty: no writer may be in progress (one that extended the table, or
+	 * is about to store with the old setting), and none may start before
+	 * the change commits.  Once the lock is ours, a writer that extended
+	 * the table has committed, so the size read again is final.
+	 */
 	if (!ConditionalLockRelationOid(relid, ShareLock))
 		PG_RETURN_BOOL(false);
 	rel = try_relation_open(relid, NoLock);
@@ -240,7 +260,6 @@ compressx_stores_no_row(PG_FUNCTION_ARGS)
 	}
 	empty = RelationGetNumberOfBlocks(rel) == 0;
 	relation_close(rel, NoLock);
-	/* rows are there: a rewrite applies the setting, writers may go on */
 	if (!empty)
 		UnlockRelationOid(relid, ShareLock);
 	PG_RETURN_BOOL(empty);
