@@ -339,14 +339,23 @@ present_own_values(CxTupleTableSlot *cslot, int j, int to)
 	}
 }
 
-/* tts_cx_getsomeattrs() for a slot that does not share the child's arrays */
+/*
+ * tts_cx_getsomeattrs() for a slot that does not present the child's tuple
+ * or does not share its arrays
+ */
 static pg_noinline void
-getsomeattrs_unshared(CxTupleTableSlot *cslot, int natts)
+getsomeattrs_other(CxTupleTableSlot *cslot, int natts)
 {
 	TupleTableSlot *slot = &cslot->base;
 	TupleTableSlot *child = cslot->child;
 	TupleDesc	desc = slot->tts_tupleDescriptor;
 
+	if (!cslot->child_valid)
+	{
+		/* own and virtual tuples are always fully deformed */
+		Assert(slot->tts_nvalid >= natts || cslot->tuple == NULL);
+		return;
+	}
 	slot_getsomeattrs(child, natts);
 	for (int i = slot->tts_nvalid; i < natts; i++)
 	{
@@ -375,23 +384,18 @@ tts_cx_getsomeattrs(TupleTableSlot *slot, int natts)
 {
 	CxTupleTableSlot *cslot = (CxTupleTableSlot *) slot;
 	TupleTableSlot *child = cslot->child;
-	int			from = slot->tts_nvalid;
+	int			from;
 	int			to;
 
-	if (!cslot->child_valid)
+	if (unlikely(!cslot->child_valid || !cslot->shared))
 	{
-		/* own and virtual tuples are always fully deformed */
-		Assert(slot->tts_nvalid >= natts || cslot->tuple == NULL);
-		return;
-	}
-	if (unlikely(!cslot->shared))
-	{
-		getsomeattrs_unshared(cslot, natts);
+		getsomeattrs_other(cslot, natts);
 		return;
 	}
 	if (child->tts_nvalid < natts)
 		child->tts_ops->getsomeattrs(child, natts);
-	to = Min(child->tts_nvalid, natts);
+	to = Min(cslot->child->tts_nvalid, natts);
+	from = slot->tts_nvalid;
 	if (to <= from)
 		return;
 	slot->tts_nvalid = to;

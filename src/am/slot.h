@@ -65,17 +65,31 @@ typedef struct CxTupleTableSlot
 extern TupleTableSlot *cx_slot_begin_fetch_slow(TupleTableSlot *slot);
 extern bool cx_slot_end_fetch_missed(TupleTableSlot *slot);
 
+/* Whether cx_slot_begin_fetch() has nothing to drop or make. */
+static inline bool
+cx_slot_fetch_ready(TupleTableSlot *slot)
+{
+	return TTS_IS_COMPRESSX(slot) && !((CxTupleTableSlot *) slot)->dirty;
+}
+
+/* cx_slot_begin_fetch() once cx_slot_fetch_ready() said yes */
 static inline TupleTableSlot *
-cx_slot_begin_fetch(TupleTableSlot *slot)
+cx_slot_begin_ready_fetch(TupleTableSlot *slot)
 {
 	CxTupleTableSlot *cslot = (CxTupleTableSlot *) slot;
 
-	if (unlikely(!TTS_IS_COMPRESSX(slot) || cslot->dirty))
-		return cx_slot_begin_fetch_slow(slot);
 	cslot->child_valid = false;
 	slot->tts_flags |= TTS_FLAG_EMPTY;
 	slot->tts_nvalid = 0;
 	return cslot->child;
+}
+
+static inline TupleTableSlot *
+cx_slot_begin_fetch(TupleTableSlot *slot)
+{
+	if (unlikely(!cx_slot_fetch_ready(slot)))
+		return cx_slot_begin_fetch_slow(slot);
+	return cx_slot_begin_ready_fetch(slot);
 }
 
 static inline bool
