@@ -244,7 +244,7 @@ tts_cx_clear(TupleTableSlot *slot)
 static MemoryContext
 get_decode_cxt(CxTupleTableSlot *cslot)
 {
-	cslot->dirty = true;
+	/* what is allocated there makes cx_slot_fetch_ready() say no (slot.h) */
 	if (cslot->decode_cxt == NULL)
 		cslot->decode_cxt = AllocSetContextCreate(cslot->base.tts_mcxt,
 												  "compressx slot values",

@@ -10,6 +10,7 @@
 
 #include "access/htup.h"
 #include "executor/tuptable.h"
+#include "nodes/memnodes.h"
 #include "storage/buf.h"
 
 extern PGDLLIMPORT const TupleTableSlotOps TTSOpsCompressx;
@@ -29,10 +30,10 @@ typedef struct CxTupleTableSlot
 	bool		child_valid;	/* child holds the tuple the slot presents */
 
 	/*
-	 * Whether any of tuple, own_values, has_header or decode_cxt may need
-	 * undoing before the next fetch (set whenever one is made; cleared when
-	 * they are dropped), or there is no child yet: while it is false, a
-	 * fetch drops nothing and makes nothing.
+	 * Whether any of tuple, own_values or has_header may need undoing
+	 * before the next fetch (set whenever one is made; cleared when they
+	 * are dropped), or there is no child yet: while it is false and
+	 * decode_cxt is empty, a fetch drops nothing and makes nothing.
 	 */
 	bool		dirty;
 	bool		own_values;		/* values are copies in decode_cxt */
@@ -65,11 +66,18 @@ typedef struct CxTupleTableSlot
 extern TupleTableSlot *cx_slot_begin_fetch_slow(TupleTableSlot *slot);
 extern bool cx_slot_end_fetch_missed(TupleTableSlot *slot);
 
-/* Whether cx_slot_begin_fetch() has nothing to drop or make. */
+/*
+ * Whether cx_slot_begin_fetch() has nothing to drop or make.  Placeholders
+ * (slot.c) allocate nothing: rows whose compressed values are passed over
+ * leave decode_cxt untouched, and take this way too.
+ */
 static inline bool
 cx_slot_fetch_ready(TupleTableSlot *slot)
 {
-	return TTS_IS_COMPRESSX(slot) && !((CxTupleTableSlot *) slot)->dirty;
+	CxTupleTableSlot *cslot = (CxTupleTableSlot *) slot;
+
+	return TTS_IS_COMPRESSX(slot) && !cslot->dirty &&
+		(cslot->decode_cxt == NULL || cslot->decode_cxt->isReset);
 }
 
 /* cx_slot_begin_fetch() once cx_slot_fetch_ready() said yes */
