@@ -33,6 +33,15 @@
  * and only compressx-format values among the variable-length attributes are
  * replaced, so narrow scans cost what heap's do.
  *
+ * A row with nothing to decode must cost what it costs on heap (issue 37):
+ * the fetch wrappers are inline (slot.h) and skip forgetting the previous
+ * row when it left nothing behind (no own tuple or values, no header,
+ * nothing allocated in decode_cxt: placeholders allocate nothing);
+ * getsomeattrs calls the child's own deforming callback and looks for
+ * own-format values only among the attributes it newly deformed, the work
+ * of presenting them out of line.  What remains over heap is one wrapper
+ * call a row and one a deform (test/bench/PROFILES.md).
+ *
  * Decoded values live in decode_cxt, reset whenever the slot changes.
  * Materializing forms a decoded heap tuple that keeps the stored tuple's
  * header (xmin, xmax, ctid, infomask), so system columns stay right.
