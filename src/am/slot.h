@@ -69,7 +69,8 @@ extern bool cx_slot_end_fetch_missed(TupleTableSlot *slot);
 /*
  * Whether cx_slot_begin_fetch() has nothing to drop or make.  Placeholders
  * (slot.c) allocate nothing: rows whose compressed values are passed over
- * leave decode_cxt untouched, and take this way too.
+ * leave decode_cxt untouched (nothing allocated there since its last reset,
+ * no context made under it), and take this way too.
  */
 static inline bool
 cx_slot_fetch_ready(TupleTableSlot *slot)
@@ -77,7 +78,8 @@ cx_slot_fetch_ready(TupleTableSlot *slot)
 	CxTupleTableSlot *cslot = (CxTupleTableSlot *) slot;
 
 	return TTS_IS_COMPRESSX(slot) && !cslot->dirty &&
-		(cslot->decode_cxt == NULL || cslot->decode_cxt->isReset);
+		(cslot->decode_cxt == NULL ||
+		 (cslot->decode_cxt->isReset && cslot->decode_cxt->firstchild == NULL));
 }
 
 /* cx_slot_begin_fetch() once cx_slot_fetch_ready() said yes */

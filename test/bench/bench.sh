@@ -80,9 +80,11 @@ ensure_columnar() {
     ext=$("$PGBIN/pg_config" --sharedir)/extension/citus_columnar.control
     [ -f "$lib" ] && [ -f "$ext" ] && return 0
     cx_log "citus_columnar is not installed in $PGBIN: test/citus_build.sh $major"
-    bash "$cx_root/test/citus_build.sh" "$major" >/dev/null || return 1
-    # citus_build.sh installs into Debian's 15 or the cache's 18, which
-    # need not be the server CX_BENCH_PGBIN names
+    # on 15, into the installation in use (CX_PGBIN), never Debian's own
+    # when CX_BENCH_PGBIN names another
+    CX_PGBIN="$PGBIN" bash "$cx_root/test/citus_build.sh" "$major" >/dev/null || return 1
+    # citus_build.sh installs the cache's 18 for 18, which need not be the
+    # server CX_BENCH_PGBIN names
     [ -f "$lib" ] && [ -f "$ext" ]
 }
 
