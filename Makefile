@@ -53,7 +53,7 @@ SHLIB_LINK = -llz4 -lzstd
 PG_CPPFLAGS = -I$(srcdir)/src
 
 # pg_regress files live in sql/ and expected/ (see test/run_tests.sh)
-REGRESS = codecs frame column_stats recompress am am_storage publication verify security advise dict dict_auto update hostile limits sort_hash recompress_online recompress_online_am recompress_online_kinds first_hour first_hour_tools review_owner review_online review_scripts review_readonly review_cancel review_citus review_plan review_labels dict_privacy server_lz4 codec_memory codec_none restore_label_hostile setting_applied heap_leftovers review_followup review_generation repack dict_auto_large
+REGRESS = codecs frame column_stats recompress am am_storage publication verify security advise dict dict_auto update hostile limits sort_hash recompress_online recompress_online_am recompress_online_kinds first_hour first_hour_tools review_owner review_online review_scripts review_readonly review_cancel review_citus review_plan review_labels dict_privacy server_lz4 codec_memory codec_none restore_label_hostile setting_applied heap_leftovers review_followup review_generation repack dict_auto_large scan_plain
 REGRESS_OPTS = --load-extension=compressx
 
 PG_CONFIG ?= pg_config

@@ -37,14 +37,30 @@ cx_slot_callbacks(Relation rel)
 	return &TTSOpsCompressx;
 }
 
-static bool
-cx_scan_getnextslot(TableScanDesc scan, ScanDirection direction,
-					TupleTableSlot *slot)
+/*
+ * The two callbacks every row of a scan or an index scan runs: the case of
+ * a slot the previous row left clean is handled apart, so that only the
+ * slot lives across heap's call (issue 37).
+ */
+static pg_noinline bool
+scan_getnextslot_slow(TableScanDesc scan, ScanDirection direction,
+					  TupleTableSlot *slot)
 {
 	TupleTableSlot *child = cx_slot_begin_fetch(slot);
 
 	return cx_slot_end_fetch(slot,
 							 cx_heap->scan_getnextslot(scan, direction, child));
+}
+
+static bool
+cx_scan_getnextslot(TableScanDesc scan, ScanDirection direction,
+					TupleTableSlot *slot)
+{
+	if (unlikely(!cx_slot_fetch_ready(slot)))
+		return scan_getnextslot_slow(scan, direction, slot);
+	return cx_slot_end_fetch(slot,
+							 cx_heap->scan_getnextslot(scan, direction,
+													   cx_slot_begin_ready_fetch(slot)));
 }
 
 static bool
@@ -57,15 +73,29 @@ cx_scan_getnextslot_tidrange(TableScanDesc scan, ScanDirection direction,
 							 cx_heap->scan_getnextslot_tidrange(scan, direction, child));
 }
 
-static bool
-cx_index_fetch_tuple(struct IndexFetchTableData *scan, ItemPointer tid,
-					 Snapshot snapshot, TupleTableSlot *slot,
-					 bool *call_again, bool *all_dead)
+static pg_noinline bool
+index_fetch_tuple_slow(struct IndexFetchTableData *scan, ItemPointer tid,
+					   Snapshot snapshot, TupleTableSlot *slot,
+					   bool *call_again, bool *all_dead)
 {
 	TupleTableSlot *child = cx_slot_begin_fetch(slot);
 
 	return cx_slot_end_fetch(slot,
 							 cx_heap->index_fetch_tuple(scan, tid, snapshot, child,
+														call_again, all_dead));
+}
+
+static bool
+cx_index_fetch_tuple(struct IndexFetchTableData *scan, ItemPointer tid,
+					 Snapshot snapshot, TupleTableSlot *slot,
+					 bool *call_again, bool *all_dead)
+{
+	if (unlikely(!cx_slot_fetch_ready(slot)))
+		return index_fetch_tuple_slow(scan, tid, snapshot, slot, call_again,
+									  all_dead);
+	return cx_slot_end_fetch(slot,
+							 cx_heap->index_fetch_tuple(scan, tid, snapshot,
+														cx_slot_begin_ready_fetch(slot),
 														call_again, all_dead));
 }
 

@@ -86,6 +86,8 @@ typedef struct CxRowPlan
 	/* in a rewrite: the stored values of the version copied (else NULL) */
 	const Datum *old_stored;
 	const bool *old_nulls;
+	/* UPDATE: whether the old version holds values in compressx's format */
+	bool		old_has_own;
 } CxRowPlan;
 
 /* Plan the own inline value vals[i] to go out of line. */
@@ -188,11 +190,15 @@ plan_row(Relation rel, const CxColumnSetting *settings,
 	plan->npending = 0;
 	plan->old_stored = old_stored;
 	plan->old_nulls = old_nulls;
+	plan->old_has_own = false;
 	if (oldtup)
 	{
 		oldvals = palloc(sizeof(Datum) * natts);
 		oldnulls = palloc(sizeof(bool) * natts);
 		heap_deform_tuple(oldtup, desc, oldvals, oldnulls);
+		for (int i = 0; i < natts && !plan->old_has_own; i++)
+			plan->old_has_own = !oldnulls[i] && TupleDescAttr(desc, i)->attlen == -1 &&
+				cx_is_own_datum(DatumGetPointer(oldvals[i]));
 	}
 
 	for (int i = 0; i < natts; i++)
@@ -840,7 +846,8 @@ cx_tuple_update(CX_TUPLE_UPDATE_PARAMS(rel, otid, slot, cid, snapshot,
 
 	if (result == TM_Ok)
 	{
-		if (oldtup)
+		/* only values in compressx's format can be references */
+		if (oldtup && plan.old_has_own)
 			cx_delete_refs(rel, oldtup, newtup, false);
 		MemoryContextSwitchTo(oldcxt);
 		cx_slot_take_header(slot, newtup);

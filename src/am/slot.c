@@ -33,6 +33,15 @@
  * and only compressx-format values among the variable-length attributes are
  * replaced, so narrow scans cost what heap's do.
  *
+ * A row with nothing to decode must cost what it costs on heap (issue 37):
+ * the fetch wrappers are inline (slot.h) and skip forgetting the previous
+ * row when it left nothing behind (no own tuple or values, no header,
+ * nothing allocated in decode_cxt: placeholders allocate nothing);
+ * getsomeattrs calls the child's own deforming callback and looks for
+ * own-format values only among the attributes it newly deformed, the work
+ * of presenting them out of line.  What remains over heap is one wrapper
+ * call a row and one a deform (test/bench/PROFILES.md).
+ *
  * Decoded values live in decode_cxt, reset whenever the slot changes.
  * Materializing forms a decoded heap tuple that keeps the stored tuple's
  * header (xmin, xmax, ctid, infomask), so system columns stay right.
@@ -54,24 +63,6 @@
 #include "compat.h"
 #include "storage/format.h"
 #include "am/slot.h"
-
-typedef struct CxTupleTableSlot
-{
-	TupleTableSlot base;
-	TupleTableSlot *child;		/* BufferHeapTuple slot */
-	bool		shared;			/* tts_values/tts_isnull are the child's */
-	int			nvarlena;		/* variable-length attributes ... */
-	int		   *varlena;		/* ... and their indexes */
-	char	   *lazy_ok;		/* per attribute: 'y' placeholder, 'n', 0 unknown */
-	bool		child_valid;	/* child holds the tuple the slot presents */
-	HeapTuple	tuple;			/* own decoded copy, or NULL */
-	bool		own_values;		/* values are copies in decode_cxt */
-	HeapTuple	header;			/* header-only copy of the stored row ... */
-	bool		has_header;		/* ... valid (after an insert or update) */
-	MemoryContext decode_cxt;	/* decoded values of the child's tuple */
-	struct CxLazyValue *lazy;	/* per attribute: its placeholder, reused */
-	bool		for_analyze;	/* ANALYZE's sample slot (form_sample_tuple) */
-} CxTupleTableSlot;
 
 /* A value decoded on first use (read-only expanded object). */
 typedef struct CxLazyValue
@@ -177,6 +168,7 @@ forget_contents(TupleTableSlot *slot)
 	cslot->child_valid = false;
 	cslot->own_values = false;
 	cslot->has_header = false;
+	cslot->dirty = (cslot->child == NULL);
 	cx_reset_decoded(cslot);
 	if (cslot->tuple)
 	{
@@ -199,6 +191,7 @@ tts_cx_init(TupleTableSlot *slot)
 	cslot->shared = false;
 	cslot->nvarlena = 0;
 	cslot->varlena = NULL;
+	cslot->first_varlena = 0;
 	cslot->lazy_ok = NULL;
 	cslot->child_valid = false;
 	cslot->tuple = NULL;
@@ -208,6 +201,7 @@ tts_cx_init(TupleTableSlot *slot)
 	cslot->decode_cxt = NULL;
 	cslot->for_analyze = false;
 	cslot->lazy = NULL;
+	cslot->dirty = true;		/* no child yet */
 
 	if (desc != NULL && TTS_FIXED(slot))
 	{
@@ -217,11 +211,13 @@ tts_cx_init(TupleTableSlot *slot)
 		slot->tts_values = cslot->child->tts_values;
 		slot->tts_isnull = cslot->child->tts_isnull;
 		cslot->shared = true;
+		cslot->dirty = false;
 		cslot->varlena = palloc(sizeof(int) * Max(desc->natts, 1));
 		for (int i = 0; i < desc->natts; i++)
 			if (TupleDescAttr(desc, i)->attlen == -1 &&
 				!TupleDescAttr(desc, i)->attisdropped)
 				cslot->varlena[cslot->nvarlena++] = i;
+		cslot->first_varlena = cslot->nvarlena > 0 ? cslot->varlena[0] : desc->natts;
 		MemoryContextSwitchTo(oldcxt);
 	}
 }
@@ -257,6 +253,7 @@ tts_cx_clear(TupleTableSlot *slot)
 static MemoryContext
 get_decode_cxt(CxTupleTableSlot *cslot)
 {
+	/* what is allocated there makes cx_slot_fetch_ready() say no (slot.h) */
 	if (cslot->decode_cxt == NULL)
 		cslot->decode_cxt = AllocSetContextCreate(cslot->base.tts_mcxt,
 												  "compressx slot values",
@@ -332,11 +329,35 @@ present_own_value(CxTupleTableSlot *cslot, int i, Datum stored)
 	return value;
 }
 
-static void
-tts_cx_getsomeattrs(TupleTableSlot *slot, int natts)
+/*
+ * Present the own-format values among attributes [varlena[j], to) of a
+ * shared slot.
+ */
+static pg_noinline void
+present_own_values(CxTupleTableSlot *cslot, int j, int to)
 {
-	CxTupleTableSlot *cslot = (CxTupleTableSlot *) slot;
+	TupleTableSlot *slot = &cslot->base;
+
+	for (; j < cslot->nvarlena && cslot->varlena[j] < to; j++)
+	{
+		int			i = cslot->varlena[j];
+
+		if (!slot->tts_isnull[i] &&
+			cx_is_own_datum(DatumGetPointer(slot->tts_values[i])))
+			slot->tts_values[i] = present_own_value(cslot, i, slot->tts_values[i]);
+	}
+}
+
+/*
+ * tts_cx_getsomeattrs() for a slot that does not present the child's tuple
+ * or does not share its arrays
+ */
+static pg_noinline void
+getsomeattrs_other(CxTupleTableSlot *cslot, int natts)
+{
+	TupleTableSlot *slot = &cslot->base;
 	TupleTableSlot *child = cslot->child;
+	TupleDesc	desc = slot->tts_tupleDescriptor;
 
 	if (!cslot->child_valid)
 	{
@@ -344,41 +365,67 @@ tts_cx_getsomeattrs(TupleTableSlot *slot, int natts)
 		Assert(slot->tts_nvalid >= natts || cslot->tuple == NULL);
 		return;
 	}
-
 	slot_getsomeattrs(child, natts);
-	if (cslot->shared)
+	for (int i = slot->tts_nvalid; i < natts; i++)
 	{
-		/* the child filled our arrays; replace own-format values only */
-		for (int j = 0; j < cslot->nvarlena; j++)
-		{
-			int			i = cslot->varlena[j];
+		Datum		value = child->tts_values[i];
+		bool		isnull = child->tts_isnull[i];
 
-			if (i < slot->tts_nvalid)
-				continue;
-			if (i >= natts)
-				break;
-			if (!slot->tts_isnull[i] &&
-				cx_is_own_datum(DatumGetPointer(slot->tts_values[i])))
-				slot->tts_values[i] = present_own_value(cslot, i, slot->tts_values[i]);
-		}
-	}
-	else
-	{
-		TupleDesc	desc = slot->tts_tupleDescriptor;
-
-		for (int i = slot->tts_nvalid; i < natts; i++)
-		{
-			Datum		value = child->tts_values[i];
-			bool		isnull = child->tts_isnull[i];
-
-			if (!isnull && TupleDescAttr(desc, i)->attlen == -1 &&
-				cx_is_own_datum(DatumGetPointer(value)))
-				value = present_own_value(cslot, i, value);
-			slot->tts_values[i] = value;
-			slot->tts_isnull[i] = isnull;
-		}
+		if (!isnull && TupleDescAttr(desc, i)->attlen == -1 &&
+			cx_is_own_datum(DatumGetPointer(value)))
+			value = present_own_value(cslot, i, value);
+		slot->tts_values[i] = value;
+		slot->tts_isnull[i] = isnull;
 	}
 	slot->tts_nvalid = natts;
+}
+
+/*
+ * The common case, a slot sharing the child's arrays (slot.h: a row with
+ * nothing to decode costs what heap's deforming costs): the child's own
+ * callback deforms into our arrays, not slot_getsomeattrs(), and attributes
+ * the stored tuple lacks are left to our caller, slot_getsomeattrs_int(),
+ * which fills them into the same arrays (they come from the catalog, never
+ * in compressx's format); own-format values are then replaced, out of line.
+ */
+static void
+tts_cx_getsomeattrs(TupleTableSlot *slot, int natts)
+{
+	CxTupleTableSlot *cslot = (CxTupleTableSlot *) slot;
+	TupleTableSlot *child = cslot->child;
+	int			from;
+	int			to;
+
+	if (unlikely(!cslot->child_valid || !cslot->shared))
+	{
+		getsomeattrs_other(cslot, natts);
+		return;
+	}
+	if (child->tts_nvalid < natts)
+		child->tts_ops->getsomeattrs(child, natts);
+	to = Min(cslot->child->tts_nvalid, natts);
+	from = slot->tts_nvalid;
+	if (to <= from)
+		return;
+	slot->tts_nvalid = to;
+	if (to <= cslot->first_varlena)
+		return;
+	/* a quick look for own-format values; the work is out of line */
+	for (int j = 0; j < cslot->nvarlena; j++)
+	{
+		int			i = cslot->varlena[j];
+
+		if (i < from)
+			continue;
+		if (i >= to)
+			break;
+		if (unlikely(!slot->tts_isnull[i] &&
+					 cx_is_own_datum(DatumGetPointer(slot->tts_values[i]))))
+		{
+			present_own_values(cslot, j, to);
+			break;
+		}
+	}
 }
 
 static Datum
@@ -448,6 +495,7 @@ store_own_tuple(TupleTableSlot *slot, HeapTuple tuple)
 	if (cslot->tuple && cslot->tuple != tuple)
 		heap_freetuple(cslot->tuple);
 	cslot->tuple = tuple;
+	cslot->dirty = true;
 	heap_deform_tuple(tuple, slot->tts_tupleDescriptor, slot->tts_values,
 					  slot->tts_isnull);
 	slot->tts_nvalid = slot->tts_tupleDescriptor->natts;
@@ -501,6 +549,7 @@ materialize_values(CxTupleTableSlot *cslot)
 	}
 	MemoryContextSwitchTo(oldcxt);
 	cslot->own_values = true;
+	cslot->dirty = true;
 }
 
 static void
@@ -665,18 +714,16 @@ const TupleTableSlotOps TTSOpsCompressx = {
 #endif
 };
 
+/* cx_slot_begin_fetch() (slot.h) when the previous row left something behind */
 TupleTableSlot *
-cx_slot_begin_fetch(TupleTableSlot *slot)
+cx_slot_begin_fetch_slow(TupleTableSlot *slot)
 {
 	CxTupleTableSlot *cslot = (CxTupleTableSlot *) slot;
 
 	if (!TTS_IS_COMPRESSX(slot))
 		elog(ERROR, "compressx table access method needs its own tuple slot type");
 
-	/*
-	 * Leave the child's tuple in place: heap replaces it, keeping the pin
-	 * when the next tuple lies in the same buffer.
-	 */
+	/* leave the child's tuple in place (slot.h) */
 	forget_contents(slot);
 
 	if (cslot->child == NULL)
@@ -686,29 +733,22 @@ cx_slot_begin_fetch(TupleTableSlot *slot)
 		cslot->child = cx_make_tuple_table_slot(slot->tts_tupleDescriptor,
 												 &TTSOpsBufferHeapTuple);
 		MemoryContextSwitchTo(oldcxt);
+		cslot->dirty = false;
 	}
 	return cslot->child;
 }
 
+/* cx_slot_end_fetch() (slot.h) when heap found nothing: the slot stays empty */
 bool
-cx_slot_end_fetch(TupleTableSlot *slot, bool found)
+cx_slot_end_fetch_missed(TupleTableSlot *slot)
 {
 	CxTupleTableSlot *cslot = (CxTupleTableSlot *) slot;
 	TupleTableSlot *child = cslot->child;
 
-	if (!found || TTS_EMPTY(child))
-	{
-		if (!TTS_EMPTY(child))
-			ExecClearTuple(child);
-		ItemPointerSetInvalid(&slot->tts_tid);
-		return false;
-	}
-	cslot->child_valid = true;
-	slot->tts_flags &= ~TTS_FLAG_EMPTY;
-	slot->tts_nvalid = 0;
-	slot->tts_tid = child->tts_tid;
-	slot->tts_tableOid = child->tts_tableOid;
-	return true;
+	if (!TTS_EMPTY(child))
+		ExecClearTuple(child);
+	ItemPointerSetInvalid(&slot->tts_tid);
+	return false;
 }
 
 void
@@ -763,5 +803,6 @@ cx_slot_take_header(TupleTableSlot *slot, HeapTuple stored)
 		cslot->header->t_self = stored->t_self;
 		cslot->header->t_tableOid = stored->t_tableOid;
 		cslot->has_header = true;
+		cslot->dirty = true;
 	}
 }

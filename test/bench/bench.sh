@@ -80,9 +80,11 @@ ensure_columnar() {
     ext=$("$PGBIN/pg_config" --sharedir)/extension/citus_columnar.control
     [ -f "$lib" ] && [ -f "$ext" ] && return 0
     cx_log "citus_columnar is not installed in $PGBIN: test/citus_build.sh $major"
-    bash "$cx_root/test/citus_build.sh" "$major" >/dev/null || return 1
-    # citus_build.sh installs into Debian's 15 or the cache's 18, which
-    # need not be the server CX_BENCH_PGBIN names
+    # on 15, into the installation in use (CX_PGBIN), never Debian's own
+    # when CX_BENCH_PGBIN names another
+    CX_PGBIN="$PGBIN" bash "$cx_root/test/citus_build.sh" "$major" >/dev/null || return 1
+    # citus_build.sh installs the cache's 18 for 18, which need not be the
+    # server CX_BENCH_PGBIN names
     [ -f "$lib" ] && [ -f "$ext" ]
 }
 
@@ -356,6 +358,88 @@ for ds in docs json; do
     done
 done
 
+# Small rows with nothing to decode (issue 37): PLAIN_ROWS (default
+# 1 000 000) rows (id int, a int, b int, s text), s = md5(id::text), on
+# heap and on compressx with its defaults (nothing compressed: every value
+# is below the minimum size), both with a primary key: count(*), sum(a), a
+# LIKE filter on s, 2 000 primary-key lookups reading s and an index-only
+# scan of 2 000 keys (each one query: id = ANY of 2 000 random keys, index
+# scans only), and an UPDATE of b on every 20th row (in a loop of its own
+# after the others, which see all-visible pages).  Heap and compressx
+# alternate within each of RUNS runs (after one warming run); the ratio is
+# of the minima, which noise on a shared machine only raises.
+psql_b -v runs="$RUNS" -v plain_rows="${PLAIN_ROWS:-1000000}" <<'SQL'
+SET max_parallel_workers_per_gather = 0;
+CREATE TABLE plain_heap (id int PRIMARY KEY, a int, b int, s text) USING heap;
+CREATE TABLE plain_cx (id int PRIMARY KEY, a int, b int, s text) USING compressx;
+INSERT INTO plain_heap SELECT i, i % 1000, i % 7, md5(i::text) FROM generate_series(1, :plain_rows) i;
+INSERT INTO plain_cx SELECT * FROM plain_heap;
+VACUUM ANALYZE plain_heap, plain_cx;
+CREATE TABLE plain_timings (what text, am text, run int, ms numeric);
+-- q (with $1 = keys) run reps times: ms per run
+CREATE FUNCTION plain_time_ms(q text, keys int[], reps int) RETURNS numeric LANGUAGE plpgsql AS $f$
+DECLARE t0 timestamptz;
+BEGIN
+    t0 := clock_timestamp();
+    FOR i IN 1..reps LOOP
+        EXECUTE q USING keys;
+    END LOOP;
+    RETURN extract(epoch FROM clock_timestamp() - t0)::numeric * 1000 / reps;
+END $f$;
+SET bench.runs = :'runs';
+SET bench.plain_rows = :'plain_rows';
+DO $$
+DECLARE r int; q record; am text; keys int[];
+BEGIN
+    PERFORM setseed(0.37);
+    keys := (SELECT array_agg(1 + floor(random() * current_setting('bench.plain_rows')::int)::int)
+             FROM generate_series(1, 2000));
+    FOR r IN 0..current_setting('bench.runs')::int LOOP
+        FOR q IN SELECT * FROM (VALUES
+            (1, 'count(*)', 'SELECT count(*) FROM %I', 5),
+            (2, 'sum(a)', 'SELECT sum(a) FROM %I', 5),
+            (3, 's LIKE ''ab%''', 'SELECT count(*) FROM %I WHERE s LIKE ''ab%%''', 5),
+            (4, '2 000 pk lookups', 'SELECT count(s) FROM %I WHERE id = ANY ($1)', 20),
+            (5, 'index-only scan, 2 000 keys', 'SELECT count(id) FROM %I WHERE id = ANY ($1)', 20)) v(ord, what, sql, reps)
+            ORDER BY ord LOOP
+            PERFORM set_config('enable_seqscan', CASE WHEN q.ord >= 4 THEN 'off' ELSE 'on' END, true);
+            PERFORM set_config('enable_bitmapscan', CASE WHEN q.ord >= 4 THEN 'off' ELSE 'on' END, true);
+            FOREACH am IN ARRAY ARRAY['heap', 'cx'] LOOP
+                INSERT INTO plain_timings
+                SELECT q.what, am, r, plain_time_ms(format(q.sql, 'plain_' || am), keys, q.reps);
+            END LOOP;
+        END LOOP;
+    END LOOP;
+END $$;
+DO $$
+DECLARE r int; am text;
+BEGIN
+    FOR r IN 0..current_setting('bench.runs')::int LOOP
+        FOREACH am IN ARRAY ARRAY['heap', 'cx'] LOOP
+            INSERT INTO plain_timings
+            SELECT 'UPDATE b, every 20th row', am, r,
+                   plain_time_ms(format('UPDATE %I SET b = b + 1 WHERE id %% 20 = 0', 'plain_' || am), NULL, 1);
+        END LOOP;
+    END LOOP;
+    DELETE FROM plain_timings WHERE run = 0;
+END $$;
+-- the plans the figures are of
+DO $$
+DECLARE p text;
+BEGIN
+    SET LOCAL enable_seqscan = off;
+    SET LOCAL enable_bitmapscan = off;
+    FOR p IN SELECT format(q, t) FROM unnest(ARRAY['plain_heap', 'plain_cx']) t,
+             unnest(ARRAY['SELECT count(s) FROM %I WHERE id = ANY (''{1,2}'')',
+                          'SELECT count(id) FROM %I WHERE id = ANY (''{1,2}'')']) q LOOP
+        EXECUTE 'EXPLAIN (COSTS OFF) ' || p INTO p;
+        IF p NOT LIKE 'Aggregate%' THEN
+            RAISE EXCEPTION 'unexpected plan: %', p;
+        END IF;
+    END LOOP;
+END $$;
+SQL
+
 psql_b -v out="$work" <<'SQL'
 \pset footer off
 \pset null 'n/a'
@@ -388,6 +472,12 @@ FROM tables tb JOIN variants v USING (label);
 \echo '== results (x: median over runs of the ratio against heap pglz in the same run)'
 SELECT dataset, label, value_ratio, table_ratio, table_mb, copy_x, count_x, narrow_x, read_x, lookup_x, update_x
 FROM summary ORDER BY dataset, ord;
+\echo '== small rows with nothing to decode (plain_heap, plain_cx: compressx with its defaults): minimum ms over runs, heap and compressx alternating'
+CREATE VIEW plain_summary AS
+SELECT what, round(min(ms) FILTER (WHERE am = 'heap'), 2) AS heap_ms, round(min(ms) FILTER (WHERE am = 'cx'), 2) AS compressx_ms,
+       round(min(ms) FILTER (WHERE am = 'cx') / min(ms) FILTER (WHERE am = 'heap'), 2) AS x
+FROM plain_timings GROUP BY what;
+SELECT * FROM plain_summary ORDER BY what LIKE 'UPDATE%', what;
 \echo '== VACUUM FULL and recompress_table(heap pglz table, lz4), ms'
 SELECT dataset, what, round(percentile_cont(0.5) WITHIN GROUP (ORDER BY ms)::numeric, 0) AS median_ms
 FROM timings WHERE what IN ('vacuum full', 'recompress lz4') GROUP BY 1, 2 ORDER BY 1, 2;
@@ -482,6 +572,10 @@ SELECT target, value, CASE WHEN met THEN 'met' ELSE 'NOT MET' END AS result FROM
           FROM s WHERE dataset = 'docs' AND am = 'compressx' AND label LIKE '%dict%'),
          (SELECT count(*) > 0 FROM s WHERE dataset = 'docs' AND am = 'compressx' AND label LIKE '%dict%'
             AND value_ratio >= 5.0 AND copy_x <= 0.6)
+  UNION ALL
+  SELECT 'small rows with nothing to decode: every query <= 1.05x heap (worst)',
+         (SELECT format('%s (%s)', x, what) FROM plain_summary ORDER BY x DESC LIMIT 1),
+         (SELECT max(x) <= 1.05 FROM plain_summary)
   UNION ALL
   SELECT 'count(*) and narrow scans <= 1.05x heap (worst compressx variant: docs, json)',
          (SELECT string_agg(format('%s (%s)', w, label), ', ' ORDER BY dataset) FROM
