@@ -28,6 +28,13 @@
 #                  test/prebuilt_pg.sh 16.2) as new or old side; its
 #                  fixture stores pglz where the others store lz4 (16's
 #                  builds lack lz4)                              CX_SKIP_UPGRADE
+# On PostgreSQL 19 (19~rc1 in the sid root, test/sid19_root.sh; run as root):
+#   upgrade-15-19, upgrade-16-19, upgrade-17-19, upgrade-18-19  pg_upgrade
+#                  from Debian's 15.18, 16.2, 17.10 and 18.6 to 19~rc1,
+#                  --copy and --link (test/upgrade_check.sh 19 with
+#                  CX_UPGRADE_OLD_MAJOR; the check runs inside the sid
+#                  root, the old side's compressx built on the host; each
+#                  needs 19 and its old major in PGVERSIONS)      CX_SKIP_UPGRADE
 # On PostgreSQL 16 and 17 (prebuilt packages assembled once into the cache
 # by test/prebuilt_pg.sh):
 #   suite-pg16     the suite on 16.14's server, compressx built against
@@ -162,6 +169,12 @@ CX_UPGRADE_OLD_MAJOR=16 \
     run_unit upgrade-16-17 CX_SKIP_UPGRADE "16 17" "pg_upgrade 16 -> 17, --copy and --link" upgrade_check.sh 17
 CX_UPGRADE_OLD_MAJOR=16 \
     run_unit upgrade-16-18 CX_SKIP_UPGRADE "16 18" "pg_upgrade 16 -> 18, --copy and --link" upgrade_check.sh 18
+# to 19~rc1: inside the sid root (test/upgrade_check.sh 19 enters it)
+run_unit upgrade-15-19 CX_SKIP_UPGRADE "15 19" "pg_upgrade 15 -> 19, --copy and --link (sid root)" upgrade_check.sh 19
+for upgrade_old in 16 17 18; do
+    CX_UPGRADE_OLD_MAJOR=$upgrade_old \
+        run_unit "upgrade-$upgrade_old-19" CX_SKIP_UPGRADE "$upgrade_old 19" "pg_upgrade $upgrade_old -> 19, --copy and --link (sid root)" upgrade_check.sh 19
+done
 run_unit citus-15 CX_SKIP_CITUS 15 "Citus 13.2.2 on PostgreSQL 15" citus_suite.sh 15
 run_unit citus-17 CX_SKIP_CITUS 17 "Citus 13.2.2 on PostgreSQL 17" citus_suite.sh 17
 run_unit citus-18 CX_SKIP_CITUS 18 "Citus 14.0.1 on PostgreSQL 18" citus_suite.sh 18

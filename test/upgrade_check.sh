@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# pg_upgrade of a cluster holding compressx data, from PostgreSQL 15 to
-# another major (default 18: the installation test/compile_check.sh builds
-# into the cache outside the clone), in --copy and in --link mode.
+# pg_upgrade of a cluster holding compressx data, from PostgreSQL 15 (or
+# CX_UPGRADE_OLD_MAJOR) to another major (default 18: the installation
+# test/compile_check.sh builds into the cache outside the clone), in --copy
+# and in --link mode.
 #
 # The old installation is Debian's 15.18 (bookworm's postgresql-15,
 # postgresql-client-15 and postgresql-server-dev-15 packages, unpacked once
@@ -31,8 +32,10 @@
 #     re-encoding, a new dictionary); ALTER EXTENSION compressx UPDATE
 #     takes the 0.1.0 database to 0.5.0 (through 0.2.0, 0.3.0 and 0.4.0) with its rows unchanged
 #     and a label for each setting.
-# 18's initdb enables data checksums by default: the new cluster is made
-# with --no-data-checksums, as the old one has none.  NEW_MAJOR 17 is the
+# 18's and 19's initdb enable data checksums by default: the new cluster is
+# made with --no-data-checksums when the old one has none (15, 16, 17); an
+# old 18 cluster keeps 18's default (checksums), and so does the new 19
+# one.  NEW_MAJOR 17 is the
 # 17.10 server of test/prebuilt_pg.sh (compressx built with 17.12's
 # headers, the test-only shim preloaded in the new clusters); 16 is the
 # 16.2 of test/prebuilt_pg.sh 16.2 (server and pg_upgrade of one build:
@@ -43,26 +46,45 @@
 # extend: --check only LOADs the library in the new cluster, which never
 # sees the old data; doc/upgrading.md gives the query to run first).
 #
+# NEW_MAJOR 19 is Debian's 19~rc1 in the sid root of test/sid19_root.sh
+# (made when missing; run as root): its programs need sid's C library, and
+# pg_upgrade needs the old and the new programs in one filesystem view, so
+# the whole check runs inside the root (chroot).  On the host, this script
+# makes the work directory in the root's /tmp, copies the old installation
+# there and builds and installs compressx into that copy with the host's
+# compiler and headers (the build a server of the old major on Debian 12
+# loads), copies into the work directory the few shared libraries of
+# Debian 12 that the old programs need and sid lacks (sonames sid replaced:
+# libicu*.so.72, libldap-2.5.so.0, libxml2.so.2, ...; found with ldd inside
+# the root; the run inside puts them on LD_LIBRARY_PATH, where no program
+# of sid looks for them), then runs itself inside the root
+# (CX_IN_SID_ROOT=1), where compressx is built for a private copy of the
+# root's /usr/lib/postgresql/19 and the clusters run.  An old 15 with
+# Debian's LLVM JIT provider (libLLVM-14 is not in sid) runs with jit = off
+# there; the JIT does not touch stored data.
+#
 # compressx is built from a copy of this tree and installed into private
 # copies of both installations in the work directory (so that the
 # missing-library case can remove it).  Ends with the line "N passed, N
 # failed"; exits non-zero on failure.
 #
-#   test/upgrade_check.sh [NEW_MAJOR]     16, 17 or 18
+#   test/upgrade_check.sh [NEW_MAJOR]     16, 17, 18 or 19
 #
 #   CX_UPGRADE_OLD_VERSION  Debian version of the old packages (15.18-0+deb12u1)
 #   CX_UPGRADE_OLD_BIN      an installed 15 to use instead (its bin directory)
-#   CX_UPGRADE_OLD_MAJOR    16 or 17: upgrade from test/prebuilt_pg.sh's
-#                      16.2 or 17.10 instead (17: the test-only shim
-#                      preloaded in the old cluster)
+#   CX_UPGRADE_OLD_MAJOR    16, 17 or 18: upgrade from test/prebuilt_pg.sh's
+#                      16.2 or 17.10 (17: the test-only shim preloaded in
+#                      the old cluster), or from the 18.6 of
+#                      test/compile_check.sh, instead
 #   CX_UPGRADE_PORT    first of the two ports of its clusters (55450)
+#   CX_SID19_ROOT      the sid root for 19 (/opt/compressx-cache/sid19)
 #   CX_KEEP_WORKDIR=1  keep clusters and logs after a passing run too
 set -u
 umask 022
 . "$(dirname "$0")/lib.sh"
 
 new_major=${1:-18}
-# the old major: 15 (Debian's 15.18) or 17 (test/prebuilt_pg.sh's 17.10)
+# the old major: 15 (Debian's 15.18), 16 (16.2), 17 (17.10) or 18 (18.6)
 old_major=${CX_UPGRADE_OLD_MAJOR:-15}
 port_old=${CX_UPGRADE_PORT:-55450}
 port_new=$((port_old + 1))
@@ -70,6 +92,25 @@ passed=0
 failed=0
 failures=""
 
+case $old_major in
+    15|16|17|18) ;;
+    *) echo "CX_UPGRADE_OLD_MAJOR: 15, 16, 17 or 18"; exit 2 ;;
+esac
+case $new_major in
+    16|17|18|19) ;;
+    *) echo "NEW_MAJOR: 16, 17, 18 or 19"; exit 2 ;;
+esac
+if [ "$new_major" -le "$old_major" ]; then
+    echo "$old_major -> $new_major: the new major must be newer than the old one"
+    exit 2
+fi
+
+# 19 runs in the sid root: "host" is this script's run on the host, which
+# prepares the old side and runs itself inside the root ("inside")
+sid=""
+if [ "$new_major" = 19 ]; then
+    if [ -n "${CX_IN_SID_ROOT:-}" ]; then sid=inside; else sid=host; fi
+fi
 
 # result NAME STATUS [DETAIL]: one counted line
 result() {
@@ -110,20 +151,23 @@ debian_15() {
 }
 
 # install_copy FROM TO LABEL: copy the installation FROM (a prefix) to TO
-# and build and install compressx into the copy
+# and build and install compressx into the copy (any compressx files the
+# installation had, from another run's make install, removed first)
 src=""
 install_copy() {
-    local from=$1 to=$2 label=$3 bin
+    local from=$1 to=$2 label=$3 bin pkglib
     cp -a "$from" "$to"
     bin=$(find "$to" -path '*/bin/pg_config' | head -n 1)
     bin=${bin%/pg_config}
+    pkglib=$("$bin/pg_config" --pkglibdir)
+    rm -rf "$pkglib"/compressx* "$pkglib"/bitcode/compressx* "$("$bin/pg_config" --sharedir)"/extension/compressx*
     if [ -z "$src" ]; then
         src=$work/src
         mkdir -p "$src"
         tar -C "$cx_root" -cf - Makefile compressx.control src sql | tar -C "$src" -xf -
     fi
     make -C "$src" -s PG_CONFIG="$bin/pg_config" clean >/dev/null 2>&1
-    if ! make -C "$src" -s PG_CONFIG="$bin/pg_config" with_llvm=no >"$work/build-$label.log" 2>&1 ||
+    if ! make -C "$src" -s -j"$(nproc)" PG_CONFIG="$bin/pg_config" with_llvm=no >"$work/build-$label.log" 2>&1 ||
        ! make -C "$src" -s PG_CONFIG="$bin/pg_config" with_llvm=no install >>"$work/build-$label.log" 2>&1; then
         cat "$work/build-$label.log"
         return 1
@@ -131,43 +175,145 @@ install_copy() {
     echo "$bin"
 }
 
-cx_install_deps
+# debian_layout SYSROOT MAJOR TO: the share and include directories of
+# Debian's PostgreSQL MAJOR under SYSROOT copied to TO/usr/...; the caller
+# copies SYSROOT/usr/lib/postgresql/MAJOR to TO/usr/lib/postgresql/MAJOR
+# (Debian's builds find share/ and include/ relative to their bin/)
+debian_layout() {
+    local sysroot=$1 major=$2 to=$3
+    mkdir -p "$to/usr/lib/postgresql" "$to/usr/share/postgresql" "$to/usr/include/postgresql"
+    cp -a "$sysroot/usr/share/postgresql/$major" "$to/usr/share/postgresql/"
+    cp -a "$sysroot/usr/include/postgresql/$major" "$to/usr/include/postgresql/"
+}
+
+[ -n "$sid" ] || cx_install_deps
+root=""
 case $new_major in
-    "$old_major"|1[0-5])
-        echo "$old_major -> $new_major: the new major must be newer than the old one"
-        exit 2 ;;
     16) prefix=$(bash "$cx_root/test/prebuilt_pg.sh" 16.2 2>/dev/null) || prefix="" ;;
     17) prefix=$(bash "$cx_root/test/prebuilt_pg.sh" 17 2>/dev/null) || prefix="" ;;
+    19) if [ "$sid" = inside ]; then
+            prefix=/usr/lib/postgresql/19
+        elif [ "$(id -u)" -ne 0 ]; then
+            echo "19 runs in a sid root, entered with chroot: run test/upgrade_check.sh 19 as root"
+            result "PostgreSQL 19 installation with pg_upgrade" 1; cx_summary_exit
+        else
+            root=${CX_SID19_ROOT:-${CX_COMPILE_CACHE:-/opt/compressx-cache}/sid19}
+            # made once into the cache when missing; binds /proc, /dev, /dev/pts
+            bash "$cx_root/test/sid19_root.sh" "$root" >&2 || root=""
+            prefix=$root/usr/lib/postgresql/19
+        fi ;;
     *) prefix=$(bash "$cx_root/test/compile_check.sh" --build "$new_major" 2>/dev/null) || prefix="" ;;
 esac
-# 18's initdb enables checksums; 17's (the 17.10 server with 17.12
-# headers) needs the test-only shim preloaded (test/prebuilt_pg.sh)
+# 18's and 19's initdb enable checksums: the new cluster gets none when
+# the old major's initdb made none; 17's new side (the 17.10 server with
+# 17.12 headers) needs the test-only shim preloaded (test/prebuilt_pg.sh)
 new_initdb_opts=""
-[ "$new_major" -ge 18 ] && new_initdb_opts=--no-data-checksums
+[ "$new_major" -ge 18 ] && [ "$old_major" -lt 18 ] && new_initdb_opts=--no-data-checksums
 new_conf=""
 [ "$new_major" = 17 ] && new_conf="shared_preload_libraries = 'cx_pg17_shim'"
 if [ -z "$prefix" ] || [ ! -x "$prefix/bin/pg_upgrade" ]; then
     result "PostgreSQL $new_major installation with pg_upgrade" 1; cx_summary_exit
 fi
 old_conf=""
-if [ "$old_major" = 16 ]; then
+[ "$old_major" = 17 ] && old_conf="shared_preload_libraries = 'cx_pg17_shim'"
+if [ "$sid" = inside ]; then
+    # the host built the old side into the work directory
+    old_from=""
+elif [ "$old_major" = 16 ]; then
     old_from=$(bash "$cx_root/test/prebuilt_pg.sh" 16.2 2>/dev/null) ||
         { result "PostgreSQL 16.2 from prebuilt packages (test/prebuilt_pg.sh 16.2)" 1; cx_summary_exit; }
 elif [ "$old_major" = 17 ]; then
     old_from=$(bash "$cx_root/test/prebuilt_pg.sh" 17 2>/dev/null) ||
         { result "PostgreSQL 17 from prebuilt packages (test/prebuilt_pg.sh)" 1; cx_summary_exit; }
-    old_conf="shared_preload_libraries = 'cx_pg17_shim'"
-elif [ "$old_major" != 15 ]; then
-    echo "CX_UPGRADE_OLD_MAJOR: 15, 16 or 17"
-    exit 2
+elif [ "$old_major" = 18 ]; then
+    old_from=$(bash "$cx_root/test/compile_check.sh" --build 18 2>/dev/null) ||
+        { result "PostgreSQL 18 built from source (test/compile_check.sh --build 18)" 1; cx_summary_exit; }
 elif [ -n "${CX_UPGRADE_OLD_BIN:-}" ]; then
     old_from=$(cd "$CX_UPGRADE_OLD_BIN/../../../.." && pwd)   # .../usr/lib/postgresql/15/bin
 elif ! old_from=$(debian_15 "$old_version"); then
     result "Debian's PostgreSQL 15 packages $old_version" 1; cx_summary_exit
 fi
 
-work=$(cx_workdir upgrade)
-trap 'for d in old new-copy new-link old-link new-missing; do cx_as_user pg_ctl -D "$work/$d" -m fast -w stop >/dev/null 2>&1; done' EXIT
+case $sid in
+    inside) work=$CX_UPGRADE_WORK ;;
+    host) work=$(TMPDIR=$root/tmp cx_workdir upgrade) ;;
+    *) work=$(cx_workdir upgrade) ;;
+esac
+# stop_all: stop whichever clusters still run (at exit); any major's pg_ctl
+# stops another's server, and the sid root has no pg_ctl on its PATH
+stop_all() {
+    local d ctl=pg_ctl
+    [ -n "${new_bin:-}" ] && ctl=$new_bin/pg_ctl
+    for d in old new-copy new-link old-link new-missing; do
+        [ -f "$work/$d/postmaster.pid" ] && cx_as_user "$ctl" -D "$work/$d" -m fast -w stop >/dev/null 2>&1
+    done
+    return 0
+}
+trap stop_all EXIT
+
+# private copies of both installations, with compressx built from a copy of
+# this tree (no object files of the checkout)
+if [ "$sid" = inside ]; then
+    old_bin=$CX_UPGRADE_OLD_PREPARED
+elif [ "$old_major" != 15 ]; then
+    old_to=$work/pg$old_major-old
+elif [ -n "${CX_UPGRADE_OLD_BIN:-}" ]; then
+    debian_layout "$old_from" 15 "$work/pg15"
+    old_from=$old_from/usr/lib/postgresql/15
+    old_to=$work/pg15/usr/lib/postgresql/15
+else
+    old_to=$work/pg15
+fi
+if [ "$sid" != inside ]; then
+    old_bin=$(install_copy "$old_from" "$old_to" "$old_major") ||
+        { result "build and install compressx for $old_major" 1; cx_summary_exit; }
+fi
+
+# sid_old_libs BINDIR DIR: copy into DIR the host's shared libraries that
+# the old installation's programs (BINDIR) and server modules need and the
+# sid root lacks, until ldd inside the root (DIR on LD_LIBRARY_PATH) finds
+# each; not the JIT provider llvmjit.so (libLLVM-14, 105 MB): the old
+# cluster runs with jit = off there
+sid_old_libs() {
+    local bin=$1 dir=$2 pkglib files missing lib path round
+    pkglib=$("$bin/pg_config" --pkglibdir)
+    mkdir -p "$dir"
+    files=$(find "$bin"/ "$pkglib" -maxdepth 1 -type f \( -perm -u+x -o -name '*.so' \) ! -name 'llvmjit*' |
+        sed "s|^$root||")
+    for round in 1 2 3 4 5 6 7 8; do
+        # shellcheck disable=SC2086
+        missing=$(chroot "$root" env LD_LIBRARY_PATH="${dir#"$root"}" sh -c \
+            'for f in "$@"; do ldd "$f" 2>/dev/null; done' sh $files | awk '/not found/ {print $1}' | sort -u)
+        [ -n "$missing" ] || return 0
+        for lib in $missing; do
+            path=$(/sbin/ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64/ {print $NF; exit}')
+            [ -n "$path" ] || { echo "$lib: needed by the old installation, not on the host either"; return 1; }
+            echo "from the host into the sid root: $lib"
+            cp -L "$path" "$dir/$lib" || return 1
+        done
+    done
+    return 1
+}
+
+if [ "$sid" = host ]; then
+    sid_old_libs "$old_bin" "$work/oldlibs" ||
+        { result "the old installation's shared libraries in the sid root" 1; cx_summary_exit; }
+    mkdir -p "$work/tree/test"
+    tar -C "$cx_root" -cf - Makefile compressx.control src sql | tar -C "$work/tree" -xf -
+    cp -a "$cx_root/test/lib.sh" "$cx_root/test/upgrade_check.sh" "$cx_root/test/upgrade" "$work/tree/test/"
+    trap - EXIT
+    inner=${work#"$root"}
+    echo "into the sid root $root: $inner"
+    chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \
+        CX_IN_SID_ROOT=1 CX_UPGRADE_WORK="$inner" CX_UPGRADE_OLD_PREPARED="${old_bin#"$root"}" \
+        CX_UPGRADE_OLD_MAJOR="$old_major" LD_LIBRARY_PATH="$inner/oldlibs" \
+        ${CX_UPGRADE_PORT+CX_UPGRADE_PORT="$CX_UPGRADE_PORT"} \
+        ${CX_KEEP_WORKDIR+CX_KEEP_WORKDIR="$CX_KEEP_WORKDIR"} \
+        bash "$inner/tree/test/upgrade_check.sh" 19
+    rc=$?
+    [ -d "$work" ] && echo "(the work directory on the host: $work)"
+    exit $rc
+fi
 
 # the fixture and its checks; with 16 (no lz4) on either side, pglz where
 # they name lz4
@@ -182,23 +328,23 @@ else
     cp "$cx_root"/test/upgrade/*.sql "$fixture/"
 fi
 
-# private copies of both installations, with compressx built from a copy of
-# this tree (no object files of the checkout)
-if [ "$old_major" = 16 ] || [ "$old_major" = 17 ]; then
-    old_to=$work/pg$old_major-old
-elif [ -n "${CX_UPGRADE_OLD_BIN:-}" ]; then
-    mkdir -p "$work/pg15/usr/lib/postgresql" "$work/pg15/usr/share/postgresql" "$work/pg15/usr/include/postgresql"
-    cp -a "$old_from/usr/share/postgresql/15" "$work/pg15/usr/share/postgresql/"
-    cp -a "$old_from/usr/include/postgresql/15" "$work/pg15/usr/include/postgresql/"
-    old_from=$old_from/usr/lib/postgresql/15
-    old_to=$work/pg15/usr/lib/postgresql/15
-else
-    old_to=$work/pg15
+# an old 15 whose JIT provider's libraries the sid root lacks: no JIT
+if [ "$sid" = inside ]; then
+    jit=$("$old_bin/pg_config" --pkglibdir)/llvmjit.so
+    if [ -f "$jit" ] && ldd "$jit" 2>/dev/null | grep -q 'not found'; then
+        old_conf="$old_conf
+jit = off"
+        echo "old cluster: jit = off (its JIT provider's libLLVM is not in the sid root)"
+    fi
 fi
-old_bin=$(install_copy "$old_from" "$old_to" "$old_major") ||
-    { result "build and install compressx for $old_major" 1; cx_summary_exit; }
-new_bin=$(install_copy "$prefix" "$work/pg$new_major" "$new_major") ||
-    { result "build and install compressx for $new_major" 1; cx_summary_exit; }
+if [ "$new_major" = 19 ]; then
+    debian_layout / 19 "$work/pg19"
+    new_bin=$(install_copy "$prefix" "$work/pg19/usr/lib/postgresql/19" "$new_major") ||
+        { result "build and install compressx for $new_major" 1; cx_summary_exit; }
+else
+    new_bin=$(install_copy "$prefix" "$work/pg$new_major" "$new_major") ||
+        { result "build and install compressx for $new_major" 1; cx_summary_exit; }
+fi
 new_lib=$("$new_bin/pg_config" --pkglibdir)
 new_ext=$("$new_bin/pg_config" --sharedir)/extension
 old_lib=$("$old_bin/pg_config" --pkglibdir)
@@ -262,6 +408,7 @@ fsync = off
 shared_buffers = 128MB
 $old_conf
 CONF
+echo "old cluster: $(cx_as_user "$old_bin/pg_controldata" "$work/old" | grep -i 'checksum version')"
 start_cluster "$old_bin" old "$port_old" || { cat "$work/old.log"; result "start the old cluster" 1; cx_summary_exit; }
 psql_at "$old_bin" "$port_old" postgres -c 'CREATE DATABASE cx_upgrade' -c 'CREATE DATABASE cx_old'
 psql_at "$old_bin" "$port_old" cx_upgrade -f "$fixture/fixture.sql" >"$work/fixture.log" 2>&1
@@ -285,6 +432,7 @@ cp -a "$work/old" "$work/old-link"
 upgrade() {
     local mode=$1 dir=$2 olddir=$3 rc
     init_new "$dir"
+    echo "new cluster for --$mode: $(cx_as_user "$new_bin/pg_controldata" "$work/$dir" | grep -i 'checksum version')"
     (cd "$work" && cx_as_user "$new_bin/pg_upgrade" --check "--$mode" -b "$old_bin" -B "$new_bin" \
         -d "$work/$olddir" -D "$work/$dir" -p "$port_old" -P "$port_new" -s "$work" -U postgres) \
         >"$work/check-$mode.log" 2>&1
