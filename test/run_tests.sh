@@ -28,7 +28,10 @@
 #                  test/prebuilt_pg.sh 16.2) as new or old side; its
 #                  fixture stores pglz where the others store lz4 (16's
 #                  builds lack lz4)                              CX_SKIP_UPGRADE
-# On PostgreSQL 19 (19~rc1 in the sid root, test/sid19_root.sh; run as root):
+# On PostgreSQL 19 (19~rc1 in the sid root, test/sid19_root.sh; run as root),
+# in a second lane beside the Citus, fuzz, Debezium and package units (both
+# cores; its output printed when it ends):
+#   suite-pg19     the suite (test/run_pg19.sh)                  CX_SKIP_PG19
 #   upgrade-15-19, upgrade-16-19, upgrade-17-19, upgrade-18-19  pg_upgrade
 #                  from Debian's 15.18, 16.2, 17.10 and 18.6 to 19~rc1,
 #                  --copy and --link (test/upgrade_check.sh 19 with
@@ -154,8 +157,6 @@ CX_COMPILE_VERSIONS=${CX_COMPILE_VERSIONS:-$compile_versions} \
 run_unit suite-pg16 CX_SKIP_PG16 16 "the suite on PostgreSQL 16" run_version_suite.sh 16
 run_unit suite-pg17 CX_SKIP_PG17 17 "the suite on PostgreSQL 17" run_version_suite.sh 17
 run_unit suite-pg18 CX_SKIP_PG18 18 "the suite on PostgreSQL 18" run_version_suite.sh 18
-# 19~rc1 in a sid root (doc/testing.md): only when PGVERSIONS names 19
-run_unit suite-pg19 CX_SKIP_PG19 19 "the suite on PostgreSQL 19 (sid root)" run_pg19.sh
 : "${CX_SKIP_ASSERT18:=${CX_SKIP_ASSERT:-}}"
 run_unit assert-suite-18 CX_SKIP_ASSERT18 18 "assert-enabled PostgreSQL 18" run_assert_suite.sh 18
 run_unit core-regress-18 CX_SKIP_CORE 18 "PostgreSQL 18's regression suite, heap against compressx" \
@@ -169,12 +170,30 @@ CX_UPGRADE_OLD_MAJOR=16 \
     run_unit upgrade-16-17 CX_SKIP_UPGRADE "16 17" "pg_upgrade 16 -> 17, --copy and --link" upgrade_check.sh 17
 CX_UPGRADE_OLD_MAJOR=16 \
     run_unit upgrade-16-18 CX_SKIP_UPGRADE "16 18" "pg_upgrade 16 -> 18, --copy and --link" upgrade_check.sh 18
-# to 19~rc1: inside the sid root (test/upgrade_check.sh 19 enters it)
-run_unit upgrade-15-19 CX_SKIP_UPGRADE "15 19" "pg_upgrade 15 -> 19, --copy and --link (sid root)" upgrade_check.sh 19
-for upgrade_old in 16 17 18; do
-    CX_UPGRADE_OLD_MAJOR=$upgrade_old \
-        run_unit "upgrade-$upgrade_old-19" CX_SKIP_UPGRADE "$upgrade_old 19" "pg_upgrade $upgrade_old -> 19, --copy and --link (sid root)" upgrade_check.sh 19
-done
+# 19~rc1 runs in a sid root (doc/testing.md), beside the units below, on
+# the second core: its suite and the upgrades to it share no server, port
+# or installation with them (ports 55419, 55490-55491; the root is made once
+# into the cache by test/sid19_root.sh, its old sides are the caches the
+# units above filled).  Its output is printed, and its units counted, when
+# it ends.
+lane19_log=""
+if wants 19; then
+    lane19_log=$(mktemp "${TMPDIR:-/tmp}/compressx-lane19.XXXXXX")
+    cx_log "PostgreSQL 19 (sid root) beside the units below; its output follows them"
+    (
+        passed=0; failed=0; failures=""
+        run_unit suite-pg19 CX_SKIP_PG19 19 "the suite on PostgreSQL 19 (sid root)" run_pg19.sh
+        # to 19~rc1: inside the sid root (test/upgrade_check.sh 19 enters it)
+        CX_UPGRADE_PORT=55490 \
+            run_unit upgrade-15-19 CX_SKIP_UPGRADE "15 19" "pg_upgrade 15 -> 19, --copy and --link (sid root)" upgrade_check.sh 19
+        for upgrade_old in 16 17 18; do
+            CX_UPGRADE_PORT=55490 CX_UPGRADE_OLD_MAJOR=$upgrade_old \
+                run_unit "upgrade-$upgrade_old-19" CX_SKIP_UPGRADE "$upgrade_old 19" "pg_upgrade $upgrade_old -> 19, --copy and --link (sid root)" upgrade_check.sh 19
+        done
+        echo "$passed $failed $failures" >"$lane19_log.counts"
+    ) >"$lane19_log" 2>&1 &
+    lane19_pid=$!
+fi
 run_unit citus-15 CX_SKIP_CITUS 15 "Citus 13.2.2 on PostgreSQL 15" citus_suite.sh 15
 run_unit citus-17 CX_SKIP_CITUS 17 "Citus 13.2.2 on PostgreSQL 17" citus_suite.sh 17
 run_unit citus-18 CX_SKIP_CITUS 18 "Citus 14.0.1 on PostgreSQL 18" citus_suite.sh 18
@@ -202,6 +221,18 @@ if [ "${CX_SKIP_DEBEZIUM:-}" != 1 ] && wants 15; then
 fi
 
 run_unit package CX_SKIP_PACKAGE 15 "the Debian package, PGXN's client and the release archive" package_check.sh
+
+if [ -n "$lane19_log" ]; then
+    wait "$lane19_pid"
+    cx_log "PostgreSQL 19 (sid root), run beside the units above:"
+    cat "$lane19_log"
+    if read -r p f fl <"$lane19_log.counts" 2>/dev/null; then
+        passed=$((passed + p)); failed=$((failed + f)); failures="$failures${fl:+ $fl}"
+    else
+        failed=$((failed + 1)); failures="$failures lane-pg19"
+    fi
+    rm -f "$lane19_log" "$lane19_log.counts"
+fi
 
 if [ -n "$failures" ]; then
     echo "failed:$failures${work:+ (logs of the 15 suite in $work)}"
