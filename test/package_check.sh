@@ -17,8 +17,9 @@
 #      against the installed package, on a cluster pg_virtualenv makes), and
 #      `apt-get purge` leaves no file behind.
 # The compressx files of Debian's 15 (installed by the suite) are removed
-# first and installed again from this checkout at the end, whatever the
-# outcome, so that the units after this one find them.
+# first and installed again at the end (built from the archive's copy of
+# this commit), whatever the outcome, so that the units after this one find
+# them.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -113,9 +114,11 @@ left=$(cx_files)
 
 restore() {
     if [ -n "$had_files" ]; then
-        step "installing compressx from this checkout into Debian's $PG_MAJOR again"
+        step "installing compressx (this commit) into Debian's $PG_MAJOR again"
         cx_sudo env DEBIAN_FRONTEND=noninteractive apt-get purge -y -q "postgresql-$PG_MAJOR-compressx" >/dev/null 2>&1
-        make -C "$cx_root" -s PG_CONFIG="$pgconfig" >/dev/null && cx_sudo make -C "$cx_root" -s PG_CONFIG="$pgconfig" install >/dev/null
+        # from the archive's copy: nothing is built in the checkout, which
+        # the 19 lane copies meanwhile
+        cx_as_user make -C "$src" -s PG_CONFIG="$pgconfig" >/dev/null && cx_sudo make -C "$src" -s PG_CONFIG="$pgconfig" install >/dev/null
     fi
 }
 
