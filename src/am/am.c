@@ -21,7 +21,6 @@
 #include "fmgr.h"
 #include "storage/bufmgr.h"
 
-#include "am/progress.h"
 #include "am/am.h"
 #include "catalog/relation.h"
 #include "am/slot.h"
@@ -186,20 +185,6 @@ cx_scan_analyze_next_tuple(CX_ANALYZE_NEXT_TUPLE_PARAMS(scan),
 }
 
 /*
- * A new file for rel: heap's callback, then, when rel is the transient
- * relation a rewrite of ALTER TABLE or REFRESH MATERIALIZED VIEW fills,
- * its progress starts (am/progress.c).
- */
-static void
-cx_relation_set_new_file(Relation rel, const CxRelFileLocator *newloc,
-						 char persistence, TransactionId *freezeXid,
-						 MultiXactId *minmulti)
-{
-	cx_heap->CX_SET_NEW_FILE_CALLBACK(rel, newloc, persistence, freezeXid, minmulti);
-	cx_progress_rewrite_start(rel);
-}
-
-/*
  * The TOAST relation of a compressx table is a plain heap: it holds core's
  * chunks and compressx's uncompressed out-of-line bodies, both read by
  * core's detoasting code.  (Heap's own callback answers the table's access
@@ -241,7 +226,6 @@ compressx_tableam_handler(PG_FUNCTION_ARGS)
 		cx_routine.index_validate_scan = cx_index_validate_scan;
 		cx_routine.relation_copy_for_cluster = cx_relation_copy_for_cluster;
 		cx_routine.relation_toast_am = cx_relation_toast_am;
-		cx_routine.CX_SET_NEW_FILE_CALLBACK = cx_relation_set_new_file;
 		cx_am_routine = &cx_routine;
 	}
 	PG_RETURN_POINTER(&cx_routine);

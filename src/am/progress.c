@@ -206,23 +206,13 @@ rewrite_begin(Relation newrel, Oid orig, bool counted)
 	cx_progress_rewrite_relid = RelationGetRelid(newrel);
 }
 
-void
-cx_progress_rewrite_start(Relation newrel)
-{
-	Oid			orig = cx_settings_relid(newrel);
-
-	if (orig == RelationGetRelid(newrel))
-		return;					/* not a transient relation of a rewrite */
-	rewrite_begin(newrel, orig, true);
-}
-
 /*
- * A relation just created (OAT_POST_CREATE): the heap that ALTER TABLE ..
- * SET ACCESS METHOD heap (or another rewrite into heap) fills from a
- * compressx table.  Its rows go through heap's callbacks, not compressx's,
- * so only the phase is reported (done: -1, shown as NULL); the transient
- * relation of a compressx rewrite has started its report already, in
- * relation_set_new_filelocator.
+ * A relation just created (OAT_POST_CREATE), with its pg_class row: the
+ * transient relation of a rewrite into compressx (rows counted as they are
+ * inserted), or the heap that ALTER TABLE .. SET ACCESS METHOD heap (or
+ * another rewrite into heap) fills from a compressx table.  The latter's
+ * rows go through heap's callbacks, not compressx's, so only the phase is
+ * reported (done: -1, shown as NULL).
  */
 static void
 rewrite_created(Oid relid)
@@ -237,8 +227,12 @@ rewrite_created(Oid relid)
 	if (rel == NULL)
 		return;
 	if (strncmp(RelationGetRelationName(rel), "pg_temp_", 8) == 0 &&
-		rel->rd_rel->relam == HEAP_TABLE_AM_OID &&
+		cx_is_compressx_relation(rel) &&
 		(orig = cx_settings_relid(rel)) != relid)
+		rewrite_begin(rel, orig, true);
+	else if (strncmp(RelationGetRelationName(rel), "pg_temp_", 8) == 0 &&
+			 rel->rd_rel->relam == HEAP_TABLE_AM_OID &&
+			 (orig = cx_settings_relid(rel)) != relid)
 	{
 		/* AccessExclusiveLock on orig held (cx_settings_relid() checked) */
 		Relation	old = RelationIdGetRelation(orig);

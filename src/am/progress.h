@@ -92,12 +92,11 @@ extern int	cx_progress_varlena_columns(TupleDesc desc);
 /*
  * The rewrite of ALTER TABLE (SET ACCESS METHOD compressx, ALTER COLUMN ..
  * TYPE of a compressx table) and REFRESH MATERIALIZED VIEW: started when
- * the new relation gets its file (relation_set_new_filelocator), counted
+ * the new relation is created (object access hook), counted
  * per row inserted into that relation, ended when core drops the
  * transient relation after swapping the files (or by the abort).
  */
 extern Oid	cx_progress_rewrite_relid;
-extern void cx_progress_rewrite_start(Relation newrel);
 extern void cx_progress_rewrite_rows(int64 n);
 #define cx_progress_rewrite_count(rel, n) \
 	do { \

@@ -82,6 +82,36 @@ is($node->safe_psql('postgres', "SELECT count(*) FROM compressx.progress WHERE p
 is($node->safe_psql('postgres', "SELECT count(*) FROM pg_stat_progress_cluster"),
    '0', 'SET ACCESS METHOD: nothing in pg_stat_progress_cluster');
 
+# a table owned by a role other than the bootstrap superuser, rewritten by
+# its owner: shown the same (the transient relation's relcache entry names
+# the bootstrap superuser as its owner until its pg_class row is made, so
+# a start in relation_set_new_filelocator saw an owner differing from the
+# table's and reported nothing for such tables)
+$node->safe_psql('postgres', q{
+    CREATE ROLE app_owner LOGIN;
+    GRANT CREATE ON SCHEMA public TO app_owner;
+    GRANT EXECUTE ON FUNCTION wait_at(integer, integer) TO app_owner;
+    CREATE TABLE owned (id integer, doc text);
+    INSERT INTO owned SELECT i, repeat(md5(i::text), 10) FROM generate_series(1, 3000) i;
+    ANALYZE owned;
+    ALTER TABLE owned OWNER TO app_owner;
+});
+my $owned = $node->background_psql('postgres', on_error_stop => 0,
+								   extra_params => [ '-U', 'app_owner' ]);
+my $opid = $owned->query_safe('SELECT pg_backend_pid()');
+$owned->query_until(qr/go/, q{\echo go
+ALTER TABLE owned SET ACCESS METHOD compressx, ALTER COLUMN id TYPE integer USING wait_at(id, 1000);
+});
+ok($node->poll_query_until('postgres', qq{
+    SELECT wait_event = 'advisory' FROM pg_stat_activity WHERE pid = $opid}),
+   'plain owner: the rewrite waits on row 1000');
+is($node->safe_psql('postgres', "$progress $opid"),
+   'table rewrite|writing rows|rows|999|3000',
+   'plain owner: SET ACCESS METHOD compressx shows, 999 rows of 3000');
+is($node->safe_psql('postgres', "SELECT relation FROM compressx.progress WHERE pid = $opid",
+                    extra_params => [ '-U', 'app_owner' ]),
+   'owned', 'the owner sees the row of its own backend');
+
 # an ordinary INSERT into a compressx table reports nothing
 my $insert = $node->background_psql('postgres', on_error_stop => 0);
 my $ipid = $insert->query_safe('SELECT pg_backend_pid()');
@@ -97,6 +127,10 @@ is($node->safe_psql('postgres', "SELECT count(*) FROM compressx.progress WHERE p
 $holder->query_safe('SELECT pg_advisory_unlock(4242)');
 $insert->query_safe('DELETE FROM docs WHERE body = \'x\'');
 $insert->quit;
+$owned->query('SELECT 1');
+is($node->safe_psql('postgres', "SELECT count(*) FROM compressx.progress WHERE pid = $opid"),
+   '0', 'plain owner: no row once done');
+$owned->quit;
 is($alter->query_safe("SELECT count(*) FROM compressx.progress WHERE pid = pg_backend_pid()"),
    '0', 'SET ACCESS METHOD done: no progress row, the transaction still open');
 $alter->query_safe('COMMIT');
