@@ -407,9 +407,11 @@ tts_cx_getsomeattrs(TupleTableSlot *slot, int natts)
 	from = slot->tts_nvalid;
 	if (to <= from)
 		return;
-	slot->tts_nvalid = to;
 	if (to <= cslot->first_varlena)
+	{
+		slot->tts_nvalid = to;
 		return;
+	}
 	/* a quick look for own-format values; the work is out of line */
 	for (int j = 0; j < cslot->nvarlena; j++)
 	{
@@ -426,6 +428,13 @@ tts_cx_getsomeattrs(TupleTableSlot *slot, int natts)
 			break;
 		}
 	}
+
+	/*
+	 * Valid only once presented: an error while presenting (corrupt data, a
+	 * type decoded at once) leaves the attributes invalid, not holding
+	 * stored bytes.
+	 */
+	slot->tts_nvalid = to;
 }
 
 static Datum
