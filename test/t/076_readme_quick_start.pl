@@ -95,10 +95,15 @@ else
 	});
 }
 $node->safe_psql('postgres', 'CREATE EXTENSION IF NOT EXISTS compressx');
-my $pglz = $node->safe_psql('postgres', "SELECT pg_total_relation_size('docs')");
-$node->safe_psql('postgres', "SELECT * FROM recompress_table('docs', 'lz4')");
-my $lz4 = $node->safe_psql('postgres', "SELECT pg_total_relation_size('docs')");
-cmp_ok($lz4, '>', $pglz, "lz4 on heap takes more room than pglz ($pglz -> $lz4 bytes)");
+SKIP:
+{
+	# 16's builds here lack lz4: README's figure cannot be measured there
+	skip 'the server was built without lz4', 1 unless cx_has_lz4($node);
+	my $pglz = $node->safe_psql('postgres', "SELECT pg_total_relation_size('docs')");
+	$node->safe_psql('postgres', "SELECT * FROM recompress_table('docs', 'lz4')");
+	my $lz4 = $node->safe_psql('postgres', "SELECT pg_total_relation_size('docs')");
+	cmp_ok($lz4, '>', $pglz, "lz4 on heap takes more room than pglz ($pglz -> $lz4 bytes)");
+}
 
 my ($lz4_row) = $readme =~ /^(\| large values \(rows above 2 kB\) on heap.*)$/m;
 ok(defined $lz4_row, "README's table has the row for lz4 on heap");

@@ -75,11 +75,16 @@ $node->safe_psql('postgres', $make_docs);
 ($out) = task('See what compression buys, per column and per table');
 like($out, qr/docs/, 'the ratio views show docs');
 
-# another codec for a heap table's data, offline then online
-($out, $err) = task('Apply another codec to the data a heap table already has');
-is($node->safe_psql('postgres', q{
-    SELECT methods ? 'lz4' FROM compressx.column_stats('docs') WHERE column_name = 'body'}),
-	't', 'the documents are stored lz4');
+# another codec for a heap table's data, offline then online (a server
+# built without lz4, 16's here, refuses the task's codec: not run there)
+SKIP:
+{
+	skip 'the server was built without lz4', 3 unless cx_has_lz4($node);
+	($out, $err) = task('Apply another codec to the data a heap table already has');
+	is($node->safe_psql('postgres', q{
+	    SELECT methods ? 'lz4' FROM compressx.column_stats('docs') WHERE column_name = 'body'}),
+		't', 'the documents are stored lz4');
+}
 
 # one column of a compressx table at level 19
 $node->safe_psql('postgres', $make_docs . 'ALTER TABLE docs SET ACCESS METHOD compressx;');
