@@ -151,7 +151,8 @@ run_unit assert-suite CX_SKIP_ASSERT 15 "assert-enabled build" run_assert_suite.
 run_unit core-regress CX_SKIP_CORE 15 "PostgreSQL's regression suite, heap against compressx" \
     core_regress.sh --no-install
 run_unit layers CX_SKIP_LAYERS - "layer rule of src/" check_layers.sh
-compile_versions=$(for v in $pgversions 16 17; do echo "$v"; done | sort -un | tr '\n' ' ')
+# 19 is compiled with -Werror by suite-pg19, in the sid root
+compile_versions=$(for v in $pgversions 16 17; do [ "$v" = 19 ] || echo "$v"; done | sort -un | tr '\n' ' ')
 CX_COMPILE_VERSIONS=${CX_COMPILE_VERSIONS:-$compile_versions} \
     run_unit compile-check CX_SKIP_COMPILE - "compile check against PostgreSQL $compile_versions" compile_check.sh
 run_unit suite-pg16 CX_SKIP_PG16 16 "the suite on PostgreSQL 16" run_version_suite.sh 16
