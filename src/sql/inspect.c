@@ -197,6 +197,43 @@ typedef struct SampleState
 } SampleState;
 
 /* (runs under a buffer lock: never errors, stops copying instead) */
+/*
+ * visit_page: call visitor for each tuple of block blkno of rel that
+ * snapshot sees, the page share-locked meanwhile (the visitor copies what it
+ * keeps); interrupts and the automatic-dictionary worker's leave request are
+ * served first.
+ */
+static void
+visit_page(Relation rel, BlockNumber blkno, BufferAccessStrategy strategy,
+		   Snapshot snapshot, CxTupleVisitor visitor, void *arg)
+{
+	Buffer		buf;
+	Page		page;
+	OffsetNumber maxoff;
+
+	CHECK_FOR_INTERRUPTS();
+	cx_autodict_leave_if_wanted();
+	buf = ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_NORMAL, strategy);
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buf);
+	maxoff = PageIsNew(page) ? InvalidOffsetNumber : PageGetMaxOffsetNumber(page);
+	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
+	{
+		ItemId		itemid = PageGetItemId(page, off);
+		HeapTupleData tuple;
+
+		if (!ItemIdIsNormal(itemid))
+			continue;
+		tuple.t_data = (HeapTupleHeader) PageGetItem(page, itemid);
+		tuple.t_len = ItemIdGetLength(itemid);
+		tuple.t_tableOid = RelationGetRelid(rel);
+		ItemPointerSet(&tuple.t_self, blkno, off);
+		if (HeapTupleSatisfiesVisibility(&tuple, snapshot, buf))
+			visitor(&tuple, arg);
+	}
+	UnlockReleaseBuffer(buf);
+}
+
 static void
 sample_visitor(HeapTuple tuple, void *arg)
 {
@@ -294,33 +331,7 @@ cx_sample_tuples_seeded(Relation rel, Snapshot snapshot, int64 sample_rows,
 		if (n > 0)
 			qsort(batch, n, sizeof(SeededBlock), cmp_seeded_block);
 		for (int i = 0; i < n && list_length(st.tuples) < st.limit && st.bytes <= st.max_bytes; i++)
-		{
-			Buffer		buf;
-			Page		page;
-			OffsetNumber maxoff;
-
-			CHECK_FOR_INTERRUPTS();
-			cx_autodict_leave_if_wanted();
-			buf = ReadBufferExtended(rel, MAIN_FORKNUM, batch[i].blkno, RBM_NORMAL, strategy);
-			LockBuffer(buf, BUFFER_LOCK_SHARE);
-			page = BufferGetPage(buf);
-			maxoff = PageIsNew(page) ? InvalidOffsetNumber : PageGetMaxOffsetNumber(page);
-			for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
-			{
-				ItemId		itemid = PageGetItemId(page, off);
-				HeapTupleData tuple;
-
-				if (!ItemIdIsNormal(itemid))
-					continue;
-				tuple.t_data = (HeapTupleHeader) PageGetItem(page, itemid);
-				tuple.t_len = ItemIdGetLength(itemid);
-				tuple.t_tableOid = RelationGetRelid(rel);
-				ItemPointerSet(&tuple.t_self, batch[i].blkno, off);
-				if (HeapTupleSatisfiesVisibility(&tuple, snapshot, buf))
-					sample_visitor(&tuple, &st);
-			}
-			UnlockReleaseBuffer(buf);
-		}
+			visit_page(rel, batch[i].blkno, strategy, snapshot, sample_visitor, &st);
 		if (batch)
 			pfree(batch);
 		if (upto == PG_UINT64_MAX || list_length(st.tuples) >= st.limit || st.bytes > st.max_bytes)
@@ -456,10 +467,6 @@ cx_visit_tuples(Relation rel, Snapshot snapshot, int64 sample_rows,
 
 	for (;;)
 	{
-		Buffer		buf;
-		Page		page;
-		OffsetNumber maxoff;
-
 		if (sampled)
 		{
 			if (!BlockSampler_HasMore(&bs))
@@ -469,30 +476,7 @@ cx_visit_tuples(Relation rel, Snapshot snapshot, int64 sample_rows,
 		else if (blkno >= nblocks)
 			break;
 
-		CHECK_FOR_INTERRUPTS();
-		cx_autodict_leave_if_wanted();
-
-		buf = ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_NORMAL, strategy);
-		LockBuffer(buf, BUFFER_LOCK_SHARE);
-		page = BufferGetPage(buf);
-		maxoff = PageIsNew(page) ? InvalidOffsetNumber : PageGetMaxOffsetNumber(page);
-
-		for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
-		{
-			ItemId		itemid = PageGetItemId(page, off);
-			HeapTupleData tuple;
-
-			if (!ItemIdIsNormal(itemid))
-				continue;
-			tuple.t_data = (HeapTupleHeader) PageGetItem(page, itemid);
-			tuple.t_len = ItemIdGetLength(itemid);
-			tuple.t_tableOid = RelationGetRelid(rel);
-			ItemPointerSet(&tuple.t_self, blkno, off);
-
-			if (HeapTupleSatisfiesVisibility(&tuple, snapshot, buf))
-				visitor(&tuple, arg);
-		}
-		UnlockReleaseBuffer(buf);
+		visit_page(rel, blkno, strategy, snapshot, visitor, arg);
 
 		if (!sampled)
 			blkno++;
